@@ -1,0 +1,1 @@
+"""pool: the HTTP API of the fleet allocation service."""

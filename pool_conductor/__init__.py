@@ -1,0 +1,1 @@
+"""pool: the conductor side of the fleet allocation service."""

@@ -1,0 +1,19 @@
+"""Configuration of pool: one module per option group."""
+from oslo_config import cfg
+from oslo_log import log
+from oslo_messaging import opts as messaging_opts
+
+from pool_conductor.conf import api
+from pool_conductor.conf import conductor
+from pool_conductor.conf import database
+from pool_conductor.conf import default
+
+CONF = cfg.CONF
+
+default.register_opts(CONF)
+api.register_opts(CONF)
+conductor.register_opts(CONF)
+database.register_opts(CONF)
+log.register_options(CONF)
+for _group, _opts in messaging_opts.list_opts():
+    CONF.register_opts(_opts, group=_group)

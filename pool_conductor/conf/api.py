@@ -1,0 +1,34 @@
+"""Options of the [api] group."""
+from oslo_config import cfg
+
+opts = [
+    cfg.HostAddressOpt('host_ip',
+                       default='127.0.0.1',
+                       help='The IP address or hostname the API listens '
+                            'on.'),
+    cfg.PortOpt('port',
+                default=6388,
+                help='The TCP port the API listens on.'),
+    cfg.IntOpt('workers',
+               default=1,
+               min=1,
+               help='Number of API worker processes (pool-api only; '
+                    'pool-server always runs one process).'),
+    cfg.IntOpt('threads',
+               default=16,
+               min=1,
+               help='Number of request threads per API worker process.'),
+    cfg.IntOpt('max_limit',
+               default=1000,
+               min=1,
+               help='The largest number of items returned in a single '
+                    'page of a collection; larger limit values are '
+                    'capped to it.'),
+    cfg.StrOpt('public_endpoint',
+               help='Public URL of the API, used in links of responses. '
+                    'Defaults to the URL of the incoming request.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(opts, group='api')

@@ -1,0 +1,36 @@
+"""Options of the [conductor] group."""
+from oslo_config import cfg
+
+opts = [
+    cfg.IntOpt('heartbeat_interval',
+               default=5,
+               min=1,
+               help='Seconds between conductor heartbeats.'),
+    cfg.IntOpt('heartbeat_timeout',
+               default=15,
+               min=2,
+               help='Seconds since the last heartbeat after which a '
+                    'conductor is considered dead: no new allocation is '
+                    'sent to it and its allocations are taken over.'),
+    cfg.IntOpt('check_allocations_interval',
+               default=5,
+               min=0,
+               help='Seconds between checks for allocations orphaned by '
+                    'dead conductors. 0 disables the check, in which case '
+                    'allocations of a dead conductor wait for it to '
+                    'come back.'),
+    cfg.IntOpt('allocation_workers',
+               default=8,
+               min=1,
+               help='Number of threads of a conductor that process '
+                    'allocations.'),
+    cfg.IntOpt('allocation_batch_size',
+               default=32,
+               min=1,
+               help='Largest number of pending allocations a worker '
+                    'reserves nodes for in one database transaction.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(opts, group='conductor')

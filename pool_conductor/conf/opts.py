@@ -1,0 +1,22 @@
+"""Option listing for oslo-config-generator."""
+from oslo_log import log
+
+from pool_conductor.conf import api
+from pool_conductor.conf import conductor
+from pool_conductor.conf import default
+
+
+def list_opts():
+    """Return the options of pool, grouped, for the sample config."""
+    return [
+        ('DEFAULT', default.opts),
+        ('api', api.opts),
+        ('conductor', conductor.opts),
+    ]
+
+
+def update_opt_defaults():
+    """Set pool's defaults of library options."""
+    log.set_defaults(default_log_levels=log.get_default_log_levels() + [
+        'oslo.messaging=INFO', 'oslo_messaging=INFO', 'amqp=WARNING',
+        'kombu=WARNING', 'alembic=WARNING'])

@@ -1,0 +1,1 @@
+"""Database layer of pool: models, queries and migrations."""

@@ -1,0 +1,154 @@
+"""Engine, transactions and helpers shared by the query modules."""
+import datetime
+import threading
+
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from pool_conductor import exception
+
+main_context_manager = enginefacade.transaction_context()
+_setup_lock = threading.Lock()
+_hooked = False
+
+
+def _sqlite_setup(engine: sa.engine.Engine) -> None:
+    """Make SQLite safe for several writer threads.
+
+    Every transaction starts with BEGIN IMMEDIATE, so writers queue on the
+    database lock (busy_timeout) instead of failing with "database is
+    locked" when two deferred transactions both try to upgrade, and WAL lets
+    readers run beside the writer.
+    """
+    if engine.dialect.name != 'sqlite':
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _connect(dbapi_conn, record):
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        if engine.url.database not in (None, '', ':memory:'):
+            cursor.execute('PRAGMA journal_mode=WAL')
+        cursor.execute('PRAGMA busy_timeout=30000')
+        cursor.execute('PRAGMA foreign_keys=ON')
+        cursor.close()
+
+    @sa.event.listens_for(engine, 'begin')
+    def _begin(conn):
+        conn.exec_driver_sql('BEGIN IMMEDIATE')
+
+
+def _mysql_setup(engine: sa.engine.Engine) -> None:
+    """Use READ COMMITTED on MySQL/MariaDB.
+
+    With the default REPEATABLE READ, InnoDB keeps next-key locks on every
+    row a locking read scanned, which makes concurrent SKIP LOCKED claims
+    block each other on rows they never took.
+    """
+    if engine.dialect.name != 'mysql':
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _connect(dbapi_conn, record):
+        cursor = dbapi_conn.cursor()
+        cursor.execute('SET SESSION TRANSACTION ISOLATION LEVEL '
+                       'READ COMMITTED')
+        cursor.close()
+
+
+def setup_engine_hooks(engine: sa.engine.Engine) -> None:
+    """Apply pool's per-backend connection settings to an engine."""
+    _sqlite_setup(engine)
+    _mysql_setup(engine)
+
+
+def _install_hooks() -> None:
+    global _hooked
+    with _setup_lock:
+        if not _hooked:
+            main_context_manager.append_on_engine_create(setup_engine_hooks)
+            _hooked = True
+
+
+_install_hooks()
+
+
+def reader(context):
+    """A read transaction bound to the context (joins an open one)."""
+    return main_context_manager.reader.using(context)
+
+
+def writer(context):
+    """A write transaction bound to the context (joins an open one)."""
+    return main_context_manager.writer.using(context)
+
+
+def get_engine() -> sa.engine.Engine:
+    return main_context_manager.writer.get_engine()
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def backend_supports_skip_locked(session) -> bool:
+    return session.get_bind().dialect.name in ('postgresql', 'mysql')
+
+
+def ident_column(model, ident: str):
+    """The column that identifies model by ident: uuid or name."""
+    if uuidutils.is_uuid_like(ident):
+        return model.uuid
+    return model.name
+
+
+def duplicate_columns(exc: db_exc.DBDuplicateEntry) -> set[str]:
+    cols = set()
+    for c in exc.columns or ():
+        # Constraint names look like nodes.uuid or uniq_nodes0uuid.
+        cols.add(c.split('.')[-1].split('0')[-1])
+    return cols
+
+
+def paginate(query, model, limit: int | None, marker, sort_key: str,
+             sort_dir: str):
+    """Apply keyset pagination to a select, ordered by (sort_key, id).
+
+    NULL keys sort before all others ascending and after them descending,
+    the same on every backend.
+
+    :param marker: the model object the previous page ended with, or None.
+    """
+    key = getattr(model, sort_key)
+    desc = sort_dir == 'desc'
+    notnull = sa.case((key.is_(None), 0), else_=1)
+    cols = (notnull, key, model.id)
+    query = query.order_by(*[c.desc() if desc else c.asc() for c in cols])
+    if marker is not None:
+        mval = getattr(marker, sort_key)
+        if desc:
+            if mval is None:
+                cond = sa.and_(key.is_(None), model.id < marker.id)
+            else:
+                cond = sa.or_(key < mval, key.is_(None),
+                              sa.and_(key == mval, model.id < marker.id))
+        else:
+            if mval is None:
+                cond = sa.or_(key.is_not(None),
+                              sa.and_(key.is_(None), model.id > marker.id))
+            else:
+                cond = sa.or_(key > mval,
+                              sa.and_(key == mval, model.id > marker.id))
+        query = query.where(cond)
+    if limit:
+        query = query.limit(limit)
+    return query
+
+
+def translate_db_error(exc: Exception) -> Exception:
+    """Map a connection failure to the exception the API answers 503 with."""
+    if isinstance(exc, (db_exc.DBConnectionError,)):
+        return exception.DatabaseUnavailable()
+    return exc

@@ -1,0 +1,138 @@
+"""SQLAlchemy models of pool."""
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy import orm
+
+# JSON documents are JSONB on PostgreSQL so that they can be indexed and
+# queried; JSON elsewhere.
+JSONType = sa.JSON().with_variant(postgresql.JSONB(), 'postgresql')
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class Base(orm.DeclarativeBase):
+    pass
+
+
+class TimestampMixin:
+    created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        sa.DateTime, default=_utcnow, nullable=False)
+    updated_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, onupdate=_utcnow)
+
+
+class Node(TimestampMixin, Base):
+    __tablename__ = 'nodes'
+    __table_args__ = (
+        sa.Index('nodes_candidate_idx', 'resource_class', 'provision_state',
+                 'id'),
+        sa.Index('nodes_reservation_idx', 'reservation'),
+        sa.Index('nodes_owner_idx', 'owner'),
+        sa.Index('nodes_lessee_idx', 'lessee'),
+        sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
+        sa.UniqueConstraint('name', name='uniq_nodes0name'),
+        sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    driver: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    resource_class: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(80))
+    properties: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    instance_info: orm.Mapped[dict] = orm.mapped_column(JSONType,
+                                                        default=dict)
+    driver_info: orm.Mapped[dict] = orm.mapped_column(JSONType,
+                                                      default=dict)
+    instance_uuid: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(36))
+    allocation_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('allocations.id', name='nodes_allocation_id_fkey',
+                      use_alter=True))
+    provision_state: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(15))
+    target_provision_state: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(15))
+    provision_updated_at: orm.Mapped[datetime.datetime | None] = (
+        orm.mapped_column(sa.DateTime))
+    power_state: orm.Mapped[str | None] = orm.mapped_column(sa.String(15))
+    target_power_state: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(15))
+    maintenance: orm.Mapped[bool] = orm.mapped_column(sa.Boolean,
+                                                      default=False)
+    maintenance_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    owner: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    lessee: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    reservation: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+    traits: orm.Mapped[list['NodeTrait']] = orm.relationship(
+        lazy='selectin', cascade='all, delete-orphan',
+        order_by='NodeTrait.trait')
+
+
+class NodeTrait(Base):
+    __tablename__ = 'node_traits'
+    __table_args__ = (sa.Index('node_traits_trait_idx', 'trait'),)
+
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', ondelete='CASCADE'), primary_key=True)
+    trait: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                               primary_key=True)
+
+
+class Allocation(TimestampMixin, Base):
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        sa.Index('allocations_state_affinity_idx', 'state',
+                 'conductor_affinity'),
+        sa.Index('allocations_node_id_idx', 'node_id'),
+        sa.UniqueConstraint('uuid', name='uniq_allocations0uuid'),
+        sa.UniqueConstraint('name', name='uniq_allocations0name'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    node_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', name='allocations_node_id_fkey'))
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(15))
+    owner: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    resource_class: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(80))
+    traits: orm.Mapped[list] = orm.mapped_column(JSONType, default=list)
+    candidate_nodes: orm.Mapped[list] = orm.mapped_column(JSONType,
+                                                          default=list)
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+
+
+class Conductor(TimestampMixin, Base):
+    __tablename__ = 'conductors'
+    __table_args__ = (
+        sa.UniqueConstraint('hostname', name='uniq_conductors0hostname'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    hostname: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    online: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True)
+
+
+Allocation.node_uuid = orm.column_property(
+    sa.select(Node.uuid).where(Node.id == Allocation.node_id)
+    .correlate_except(Node).scalar_subquery())
+Node.allocation_uuid = orm.column_property(
+    sa.select(Allocation.uuid).where(Allocation.id == Node.allocation_id)
+    .correlate_except(Allocation).scalar_subquery())

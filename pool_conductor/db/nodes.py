@@ -1,0 +1,213 @@
+"""Queries on nodes and their traits."""
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from pool_conductor.db import api
+from pool_conductor.db import models
+from pool_conductor import exception
+from pool_conductor import states
+
+
+def _get(session, ident: str) -> models.Node:
+    node = session.scalars(
+        sa.select(models.Node)
+        .where(api.ident_column(models.Node, ident) == ident)
+        .execution_options(populate_existing=True)).one_or_none()
+    if node is None:
+        raise exception.NodeNotFound(node=ident)
+    return node
+
+
+def get_node(context, ident: str) -> models.Node:
+    """Fetch a node by UUID or name.
+
+    :raises: NodeNotFound
+    """
+    with api.reader(context) as session:
+        return _get(session, ident)
+
+
+def get_node_by_id(context, node_id: int) -> models.Node:
+    with api.reader(context) as session:
+        node = session.get(models.Node, node_id, populate_existing=True)
+        if node is None:
+            raise exception.NodeNotFound(node=node_id)
+        return node
+
+
+def get_node_by_instance(context, instance_uuid: str) -> models.Node | None:
+    with api.reader(context) as session:
+        return session.scalars(sa.select(models.Node).where(
+            models.Node.instance_uuid == instance_uuid)).one_or_none()
+
+
+def _raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
+    cols = api.duplicate_columns(exc)
+    if 'name' in cols:
+        raise exception.DuplicateName(name=values.get('name'))
+    if 'instance_uuid' in cols:
+        raise exception.InstanceAssociated(
+            instance_uuid=values.get('instance_uuid'),
+            node=values.get('uuid'))
+    raise exception.NodeAlreadyExists(uuid=values.get('uuid'))
+
+
+def create_node(context, values: dict, traits=()) -> models.Node:
+    """Create a node.
+
+    :raises: NodeAlreadyExists, DuplicateName
+    """
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    node = models.Node(**values)
+    node.traits = [models.NodeTrait(trait=t) for t in traits]
+    try:
+        with api.writer(context) as session:
+            session.add(node)
+            session.flush()
+    except db_exc.DBDuplicateEntry as exc:
+        _raise_duplicate(exc, values)
+    return get_node_by_id(context, node.id)
+
+
+def list_nodes(context, filters: dict, limit: int | None = None,
+               marker: str | None = None, sort_key: str = 'id',
+               sort_dir: str = 'asc') -> list[models.Node]:
+    """List nodes matching the filters, one page at a time.
+
+    filters: provision_state, resource_class, maintenance (bool),
+    associated (bool), owner, lessee, project (owner or lessee), driver.
+
+    :raises: NodeNotFound if the marker does not exist
+    """
+    node = models.Node
+    with api.reader(context) as session:
+        q = sa.select(node)
+        for key in ('provision_state', 'resource_class', 'owner', 'lessee',
+                    'driver', 'conductor_group'):
+            if filters.get(key) is not None and hasattr(node, key):
+                q = q.where(getattr(node, key) == filters[key])
+        if filters.get('maintenance') is not None:
+            q = q.where(node.maintenance == filters['maintenance'])
+        if filters.get('associated') is not None:
+            q = q.where(node.instance_uuid.is_not(None)
+                        if filters['associated']
+                        else node.instance_uuid.is_(None))
+        if filters.get('instance_uuid') is not None:
+            q = q.where(node.instance_uuid == filters['instance_uuid'])
+        if filters.get('project') is not None:
+            q = q.where(sa.or_(node.owner == filters['project'],
+                               node.lessee == filters['project']))
+        marker_obj = _get(session, marker) if marker else None
+        q = api.paginate(q, node, limit, marker_obj, sort_key, sort_dir)
+        return list(session.scalars(q))
+
+
+def update_node(context, node: models.Node, values: dict,
+                traits=None) -> models.Node:
+    """Save changed fields of a node if nobody changed it meanwhile.
+
+    The update is a compare-and-swap on the node's generation and on it
+    not being locked by a conductor.
+
+    :raises: ConcurrentUpdate, NodeLocked, DuplicateName,
+        InstanceAssociated
+    """
+    values = dict(values)
+    values['generation'] = node.generation + 1
+    values['updated_at'] = api.utcnow()
+    try:
+        with api.writer(context) as session:
+            res = session.execute(
+                sa.update(models.Node)
+                .where(models.Node.id == node.id,
+                       models.Node.generation == node.generation,
+                       models.Node.reservation.is_(None))
+                .values(**values)
+                .execution_options(synchronize_session=False))
+            if res.rowcount != 1:
+                current = session.get(models.Node, node.id,
+                                      populate_existing=True)
+                if current is None:
+                    raise exception.NodeNotFound(node=node.uuid)
+                if current.reservation:
+                    raise exception.NodeLocked(node=node.uuid,
+                                               host=current.reservation)
+                raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
+            if traits is not None:
+                _replace_traits(session, node.id, traits)
+    except db_exc.DBDuplicateEntry as exc:
+        _raise_duplicate(exc, {**values, 'uuid': node.uuid})
+    return get_node_by_id(context, node.id)
+
+
+def _replace_traits(session, node_id: int, traits) -> None:
+    session.execute(sa.delete(models.NodeTrait)
+                    .where(models.NodeTrait.node_id == node_id))
+    if traits:
+        session.execute(sa.insert(models.NodeTrait), [
+            {'node_id': node_id, 'trait': t} for t in sorted(set(traits))])
+
+
+def set_traits(context, node: models.Node, traits) -> models.Node:
+    """Replace the traits of a node."""
+    return update_node(context, node, {}, traits=traits)
+
+
+def add_trait(context, node: models.Node, trait: str) -> models.Node:
+    current = [t.trait for t in node.traits]
+    if trait in current:
+        return node
+    return update_node(context, node, {}, traits=current + [trait])
+
+
+def remove_trait(context, node: models.Node, trait: str) -> models.Node:
+    """:raises: NodeTraitNotFound"""
+    current = [t.trait for t in node.traits]
+    if trait not in current:
+        raise exception.NodeTraitNotFound(node=node.uuid, trait=trait)
+    return update_node(context, node, {},
+                       traits=[t for t in current if t != trait])
+
+
+def release_instance(context, node: models.Node, values: dict,
+                     force: bool = False) -> models.Node:
+    """Unset the instance of a node, deleting its allocation if it has one.
+
+    :param values: other fields to change in the same transaction.
+    :param force: skip the rule that an active node outside maintenance
+        keeps its allocation (used by the provision verbs that tear the
+        node down).
+    :raises: NodeInWrongState, ConcurrentUpdate, NodeLocked
+    """
+    if (node.allocation_id and not force and not node.maintenance
+            and node.provision_state not in states.UPDATE_ALLOWED_STATES):
+        raise exception.NodeInWrongState(
+            err='Cannot remove the allocation of node %s: it is in '
+                'provision state "%s" and not in maintenance.'
+                % (node.uuid, node.provision_state))
+    values = {**values, 'instance_uuid': None, 'allocation_id': None}
+    with api.writer(context) as session:
+        updated = update_node(context, node, values)
+        if node.allocation_id:
+            session.execute(sa.delete(models.Allocation).where(
+                models.Allocation.id == node.allocation_id))
+    return updated
+
+
+def destroy_node(context, node: models.Node) -> None:
+    """Delete a node, its traits and its allocation.
+
+    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound
+    """
+    with api.writer(context) as session:
+        # Detach the allocation first: the two rows reference each other.
+        update_node(context, node, {'allocation_id': None})
+        session.execute(sa.delete(models.Allocation).where(
+            models.Allocation.node_id == node.id))
+        session.execute(sa.delete(models.NodeTrait).where(
+            models.NodeTrait.node_id == node.id))
+        session.execute(sa.delete(models.Node)
+                        .where(models.Node.id == node.id)
+                        .execution_options(synchronize_session=False))

@@ -1,0 +1,133 @@
+"""Exceptions of pool; each carries the HTTP status the API answers with."""
+from http import client as http
+
+
+class PoolException(Exception):
+    """An unknown error occurred."""
+
+    code = http.INTERNAL_SERVER_ERROR
+
+    def __init__(self, message: str | None = None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            message = (self.__doc__ or '').strip()
+            try:
+                message = message % kwargs
+            except (KeyError, TypeError, ValueError):
+                pass
+        self.message = str(message)
+        super().__init__(self.message)
+
+
+class Invalid(PoolException):
+    """Invalid request: %(reason)s"""
+
+    code = http.BAD_REQUEST
+
+
+class InvalidParameterValue(Invalid):
+    """%(err)s"""
+
+
+class InvalidIdentity(Invalid):
+    """Expected a UUID or a name but received %(ident)s."""
+
+
+class InvalidState(Invalid):
+    """%(err)s"""
+
+
+class NotAcceptable(PoolException):
+    """Request not acceptable: %(reason)s"""
+
+    code = http.NOT_ACCEPTABLE
+
+
+class NotFound(PoolException):
+    """Resource could not be found."""
+
+    code = http.NOT_FOUND
+
+
+class NodeNotFound(NotFound):
+    """Node %(node)s could not be found."""
+
+
+class AllocationNotFound(NotFound):
+    """Allocation %(allocation)s could not be found."""
+
+
+class NodeTraitNotFound(NotFound):
+    """Node %(node)s does not have trait %(trait)s."""
+
+
+class Conflict(PoolException):
+    """Conflict."""
+
+    code = http.CONFLICT
+
+
+class DuplicateName(Conflict):
+    """A node with name %(name)s already exists."""
+
+
+class NodeAlreadyExists(Conflict):
+    """A node with UUID %(uuid)s already exists."""
+
+
+class InstanceAssociated(Conflict):
+    """Instance %(instance_uuid)s is already associated with a node, it
+    cannot be associated with this other node %(node)s."""
+
+
+class AllocationDuplicateName(Conflict):
+    """An allocation with name %(name)s already exists."""
+
+
+class AllocationAlreadyExists(Conflict):
+    """An allocation with UUID %(uuid)s already exists."""
+
+
+class NodeLocked(Conflict):
+    """Node %(node)s is locked by host %(host)s, please retry after the
+    current operation is completed."""
+
+
+class NodeAssociated(Conflict):
+    """Node %(node)s is associated with instance %(instance)s."""
+
+
+class NodeInWrongState(Conflict):
+    """%(err)s"""
+
+
+class AllocationConflict(Conflict):
+    """%(err)s"""
+
+
+class ConcurrentUpdate(Conflict):
+    """%(what)s was changed by another request, please retry."""
+
+
+class NoFreeConductorWorker(PoolException):
+    """Requested action cannot be performed due to lack of free conductor
+    workers."""
+
+    code = http.SERVICE_UNAVAILABLE
+
+
+class NoValidHost(PoolException):
+    """No conductor is alive to handle the request; please retry once a
+    conductor is running."""
+
+    code = http.SERVICE_UNAVAILABLE
+
+
+class DatabaseUnavailable(PoolException):
+    """The database is not reachable at the moment; please retry."""
+
+    code = http.SERVICE_UNAVAILABLE
+
+
+class AllocationFailed(PoolException):
+    """Failed to process allocation %(uuid)s: %(error)s."""

@@ -1,0 +1,36 @@
+"""Provision, power and allocation states, named as Ironic names them."""
+
+ENROLL = 'enroll'
+MANAGEABLE = 'manageable'
+AVAILABLE = 'available'
+ACTIVE = 'active'
+DEPLOYING = 'deploying'
+DELETING = 'deleting'
+NOSTATE = None
+
+PROVISION_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE)
+
+POWER_ON = 'power on'
+POWER_OFF = 'power off'
+REBOOT = 'rebooting'
+POWER_STATES = (POWER_ON, POWER_OFF)
+
+# Provision verbs of PUT /v1/nodes/<id>/states/provision:
+# verb -> (states it is allowed from, resulting state).
+VERBS = {
+    'manage': ((ENROLL, AVAILABLE), MANAGEABLE),
+    'provide': ((MANAGEABLE,), AVAILABLE),
+    'active': ((AVAILABLE,), ACTIVE),
+    'deploy': ((AVAILABLE,), ACTIVE),
+    'deleted': ((ACTIVE,), AVAILABLE),
+    'undeploy': ((ACTIVE,), AVAILABLE),
+}
+
+# States in which a node's instance may be released while not in
+# maintenance (Ironic forbids it for active and in-progress states).
+UPDATE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE)
+
+ALLOCATING = 'allocating'
+ALLOCATION_ERROR = 'error'
+ALLOCATION_ACTIVE = 'active'
+ALLOCATION_STATES = (ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR)

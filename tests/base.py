@@ -1,0 +1,58 @@
+"""Base test case: configuration, and a fresh SQLite database per test."""
+import os
+
+import fixtures
+from oslo_config import fixture as config_fixture
+from oslotest import base
+import sqlalchemy as sa
+
+from pool_conductor.conf import CONF
+from pool_conductor import context as pool_context
+from pool_conductor.db import api as db_api
+from pool_conductor.db import models
+
+
+class Database(fixtures.Fixture):
+    """A schema on a database URL, patched into the engine facade.
+
+    With no URL, a new SQLite file in a temporary directory.
+    """
+
+    def __init__(self, url: str | None = None):
+        super().__init__()
+        self.url = url
+
+    def _setUp(self):
+        url = self.url
+        if url is None:
+            tmp = self.useFixture(fixtures.TempDir()).path
+            url = 'sqlite:///' + os.path.join(tmp, 'pool.sqlite')
+        # The facade starts its own engine once before it can be patched.
+        self.useFixture(config_fixture.Config(CONF)).config(
+            connection=url, group='database')
+        self.engine = sa.create_engine(url)
+        db_api.setup_engine_hooks(self.engine)
+        models.Base.metadata.create_all(self.engine)
+        self.addCleanup(self.engine.dispose)
+        self.addCleanup(models.Base.metadata.drop_all, self.engine)
+        self.addCleanup(db_api.main_context_manager.patch_engine(self.engine))
+
+
+class TestCase(base.BaseTestCase):
+    """A test with its own configuration and SQLite database."""
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(config_fixture.Config(CONF)).config
+        self.config(host='test-host', transport_url='fake://')
+        self.db = self.useFixture(Database())
+        self.context = pool_context.get_admin_context()
+
+    def create_node(self, **values):
+        from pool_conductor.db import nodes as nodes_db
+        traits = values.pop('traits', ())
+        values.setdefault('driver', 'fake-hardware')
+        values.setdefault('resource_class', 'baremetal')
+        values.setdefault('provision_state', 'available')
+        values.setdefault('power_state', 'power off')
+        return nodes_db.create_node(self.context, values, traits=traits)
