@@ -10,7 +10,8 @@ class PoolException(Exception):
     def __init__(self, message: str | None = None, **kwargs):
         self.kwargs = kwargs
         if message is None:
-            message = (self.__doc__ or '').strip()
+            # Docstrings are the messages; wrapped lines are joined.
+            message = ' '.join((self.__doc__ or '').split())
             try:
                 message = message % kwargs
             except (KeyError, TypeError, ValueError):

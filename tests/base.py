@@ -34,7 +34,6 @@ class Database(fixtures.Fixture):
         db_api.setup_engine_hooks(self.engine)
         models.Base.metadata.create_all(self.engine)
         self.addCleanup(self.engine.dispose)
-        self.addCleanup(models.Base.metadata.drop_all, self.engine)
         self.addCleanup(db_api.main_context_manager.patch_engine(self.engine))
 
 

@@ -223,14 +223,19 @@ def destroy_allocation(context, alloc: models.Allocation) -> None:
 
 
 def _candidates(alloc: models.Allocation):
-    """The nodes an allocation may take, ignoring locks."""
+    """The nodes an allocation may take, ignoring row locks.
+
+    A node locked by a conductor (reservation) is busy with an operation
+    and is not a candidate.
+    """
     node = models.Node
     q = sa.select(node.id, node.uuid, node.instance_info).where(
         node.provision_state == states.AVAILABLE,
         node.maintenance.is_(False),
         node.power_state.is_not(None),
         node.instance_uuid.is_(None),
-        node.allocation_id.is_(None))
+        node.allocation_id.is_(None),
+        node.reservation.is_(None))
     if alloc.resource_class:
         q = q.where(node.resource_class == alloc.resource_class)
     if alloc.candidate_nodes:
@@ -246,7 +251,7 @@ def _candidates(alloc: models.Allocation):
 
 def _claim(session, query):
     """Lock the first row of a candidate query that nobody else holds."""
-    query = query.where(models.Node.reservation.is_(None)).limit(1)
+    query = query.limit(1)
     if api.backend_supports_skip_locked(session):
         query = query.with_for_update(skip_locked=True)
     return session.execute(query).first()

@@ -1,0 +1,45 @@
+"""pool-dbsync: create and upgrade the database schema."""
+import sys
+
+from oslo_config import cfg
+
+from pool_conductor.cmd import common
+from pool_conductor.conf import CONF
+from pool_conductor.db import migration
+
+
+def _upgrade() -> None:
+    migration.upgrade(CONF.command.revision)
+
+
+def _stamp() -> None:
+    migration.stamp(CONF.command.revision)
+
+
+def _version() -> None:
+    print(migration.version() or 'None')
+
+
+def _add_parsers(subparsers) -> None:
+    parser = subparsers.add_parser(
+        'upgrade', help='Upgrade the schema to a revision (default: head).')
+    parser.add_argument('--revision', default='head')
+    parser.set_defaults(func=_upgrade)
+    parser = subparsers.add_parser(
+        'stamp', help='Record a revision as current without migrating.')
+    parser.add_argument('--revision', default='head')
+    parser.set_defaults(func=_stamp)
+    parser = subparsers.add_parser(
+        'version', help='Print the current schema revision.')
+    parser.set_defaults(func=_version)
+
+
+def main() -> None:
+    CONF.register_cli_opt(cfg.SubCommandOpt(
+        'command', title='Commands', help='Available commands',
+        handler=_add_parsers))
+    common.prepare()
+    try:
+        CONF.command.func()
+    except Exception as exc:
+        sys.exit('pool-dbsync %s failed: %s' % (CONF.command.name, exc))

@@ -1,0 +1,18 @@
+"""RPC endpoint of a conductor."""
+import oslo_messaging as messaging
+
+from pool_conductor.allocations import AllocationWorker
+
+
+class ConductorManager:
+    """Receives the RPC calls of the API and hands them to workers."""
+
+    RPC_API_VERSION = '1.0'
+    target = messaging.Target(version=RPC_API_VERSION)
+
+    def __init__(self, allocation_worker: AllocationWorker):
+        self.allocation_worker = allocation_worker
+
+    def create_allocation(self, context, allocation_id: int) -> None:
+        """Start processing an allocation the API wrote as allocating."""
+        self.allocation_worker.submit(allocation_id)

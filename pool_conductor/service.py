@@ -1,0 +1,136 @@
+"""A conductor: RPC server, allocation workers, heartbeat and takeover."""
+import threading
+
+from futurist import periodics
+from oslo_log import log
+
+from pool_conductor.allocations import AllocationWorker
+from pool_conductor.conf import CONF
+from pool_conductor import context as pool_context
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.manager import ConductorManager
+from pool_conductor import rpc
+
+LOG = log.getLogger(__name__)
+
+
+def _periodic(method, spacing: int):
+    """A futurist periodic task calling a bound method every spacing s."""
+    def task():
+        method()
+    task.__name__ = method.__name__
+    return periodics.periodic(spacing)(task), None, None
+
+
+class ConductorService:
+    """One conductor, named by ``[DEFAULT] host``.
+
+    On start it registers itself, releases the node locks a previous run
+    of the same host left behind and resumes that host's allocations. Its
+    periodic tasks heartbeat, take over allocations of dead conductors and
+    queue again its own allocations that no worker holds (after a lost
+    message or a database outage).
+    """
+
+    def __init__(self, host: str | None = None):
+        self.host = host or CONF.host
+        self.context = pool_context.get_admin_context()
+        self.worker: AllocationWorker | None = None
+        self._rpc_server = None
+        self._periodics: periodics.PeriodicWorker | None = None
+        self._periodic_thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        conductors_db.register_conductor(self.context, self.host)
+        released = conductors_db.clear_node_reservations(self.context,
+                                                         self.host)
+        if released:
+            LOG.info('Released %d node locks left by a previous run of %s',
+                     released, self.host)
+        self.worker = AllocationWorker(self.host,
+                                       CONF.conductor.allocation_workers)
+        self._rpc_server = rpc.get_server(
+            CONF, self.host, [ConductorManager(self.worker)])
+        self._rpc_server.start()
+        self._start_periodics()
+        resumed = self.requeue_own_allocations()
+        LOG.info('Conductor %(host)s started, %(num)d allocations resumed',
+                 {'host': self.host, 'num': resumed})
+
+    def _start_periodics(self) -> None:
+        tasks = [_periodic(self.heartbeat,
+                           CONF.conductor.heartbeat_interval)]
+        interval = CONF.conductor.check_allocations_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_allocations, interval))
+        self._periodics = periodics.PeriodicWorker(tasks)
+        self._periodic_thread = threading.Thread(
+            target=self._periodics.start, name='pool-periodics',
+            daemon=True)
+        self._periodic_thread.start()
+
+    def stop(self) -> None:
+        """Stop taking work, finish what is running, and go offline."""
+        if self._rpc_server is not None:
+            self._rpc_server.stop()
+            self._rpc_server.wait()
+        if self._periodics is not None:
+            self._periodics.stop()
+            self._periodics.wait()
+        if self.worker is not None:
+            self.worker.stop(wait=True)
+        try:
+            conductors_db.unregister_conductor(self.context, self.host)
+        except Exception:
+            LOG.exception('Could not mark conductor %s offline', self.host)
+        LOG.info('Conductor %s stopped', self.host)
+
+    def heartbeat(self) -> None:
+        """Record that this conductor is alive; never raises."""
+        try:
+            conductors_db.touch_conductor(self.context, self.host)
+        except Exception as exc:
+            LOG.warning('Heartbeat of conductor %s failed: %s', self.host,
+                        exc)
+
+    def requeue_own_allocations(self) -> int:
+        """Queue this host's allocating rows that no worker holds."""
+        ids = allocations_db.list_allocating_ids(self.context, self.host)
+        return sum(1 for i in ids if self.worker.submit(i))
+
+    def take_over_orphans(self) -> int:
+        """Take over allocations whose conductor is dead.
+
+        Each takeover is a compare-and-swap on conductor_affinity, so of
+        several conductors doing this at once exactly one wins each
+        allocation. Node locks of dead conductors are released as well.
+        """
+        alive = conductors_db.list_alive_hostnames(
+            self.context, CONF.conductor.heartbeat_timeout)
+        if self.host not in alive:
+            # Our own heartbeat is stale: we may be the one considered
+            # dead, so taking work over could fight a successor.
+            return 0
+        taken = 0
+        for alloc_id, old_host in allocations_db.list_orphaned(self.context,
+                                                               alive):
+            if allocations_db.take_over(self.context, alloc_id, old_host,
+                                        self.host):
+                LOG.info('Took over allocation %(id)s from dead conductor '
+                         '%(old)s', {'id': alloc_id, 'old': old_host})
+                self.worker.submit(alloc_id)
+                taken += 1
+        released = conductors_db.clear_dead_reservations(self.context, alive)
+        if released:
+            LOG.info('Released %d node locks of dead conductors', released)
+        return taken
+
+    def check_allocations(self) -> None:
+        """Periodic task: takeover and requeue; never raises."""
+        try:
+            self.take_over_orphans()
+            self.requeue_own_allocations()
+        except Exception as exc:
+            LOG.warning('Checking allocations on %s failed: %s', self.host,
+                        exc)

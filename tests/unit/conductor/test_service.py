@@ -1,0 +1,147 @@
+"""Conductor start, allocation processing over RPC, heartbeat, takeover."""
+import datetime
+import time
+
+import sqlalchemy as sa
+
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import rpc
+from pool_conductor import rpcapi
+from pool_conductor import service
+from tests import base
+
+
+def _wait_for(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+class ServiceTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config(check_allocations_interval=1, heartbeat_interval=1,
+                    heartbeat_timeout=3, group='conductor')
+        self.addCleanup(rpc.cleanup)
+
+    def start(self, host='test-host'):
+        svc = service.ConductorService(host)
+        svc.start()
+        self.addCleanup(svc.stop)
+        return svc
+
+    def new_allocation(self, host='test-host', **values):
+        values.setdefault('resource_class', 'baremetal')
+        return allocations_db.create_allocation(
+            self.context, dict(values, state='allocating',
+                               conductor_affinity=host))
+
+    def state_of(self, alloc):
+        return allocations_db.get_allocation(self.context, alloc.uuid).state
+
+    def age_conductor(self, host, seconds=60):
+        with db_api.writer(self.context) as session:
+            session.execute(
+                sa.update(models.Conductor)
+                .where(models.Conductor.hostname == host)
+                .values(updated_at=db_api.utcnow()
+                        - datetime.timedelta(seconds=seconds)))
+
+    def test_allocation_cast_over_rpc_becomes_active(self):
+        node = self.create_node(traits=['CUSTOM_GPU'])
+        self.start()
+        api = rpcapi.ConductorAPI()
+        host = api.pick_conductor(self.context)
+        self.assertEqual('test-host', host)
+        alloc = self.new_allocation(host, traits=['CUSTOM_GPU'])
+        api.create_allocation(self.context, alloc.id, host)
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+        node = nodes_db.get_node(self.context, node.uuid)
+        self.assertEqual(alloc.uuid, node.instance_uuid)
+        self.assertEqual(alloc.uuid, node.allocation_uuid)
+        self.assertEqual(['CUSTOM_GPU'], node.instance_info['traits'])
+
+    def test_start_resumes_own_allocations(self):
+        self.create_node()
+        alloc = self.new_allocation()
+        self.start()
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+
+    def test_start_releases_own_stale_node_locks(self):
+        node = self.create_node(reservation='test-host')
+        self.start()
+        self.assertIsNone(
+            nodes_db.get_node(self.context, node.uuid).reservation)
+
+    def test_heartbeat_keeps_conductor_alive(self):
+        svc = self.start()
+        self.age_conductor('test-host')
+        self.assertEqual([], conductors_db.list_alive_hostnames(
+            self.context, 3))
+        svc.heartbeat()
+        self.assertEqual(['test-host'], conductors_db.list_alive_hostnames(
+            self.context, 3))
+
+    def test_stop_marks_conductor_offline(self):
+        svc = service.ConductorService('test-host')
+        svc.start()
+        svc.stop()
+        self.assertEqual([], conductors_db.list_alive_hostnames(
+            self.context, 3))
+
+    def test_orphaned_allocation_taken_over(self):
+        self.create_node()
+        conductors_db.register_conductor(self.context, 'dead-host')
+        self.age_conductor('dead-host')
+        alloc = self.new_allocation('dead-host')
+        locked = self.create_node(reservation='dead-host')
+        svc = self.start()
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+        self.assertEqual(
+            'test-host',
+            allocations_db.get_allocation(self.context,
+                                          alloc.uuid).conductor_affinity)
+        self.assertIsNone(
+            nodes_db.get_node(self.context, locked.uuid).reservation)
+        self.assertEqual(0, svc.take_over_orphans())
+
+    def test_live_conductors_allocations_not_taken(self):
+        conductors_db.register_conductor(self.context, 'other-host')
+        alloc = self.new_allocation('other-host')
+        svc = self.start()
+        self.assertEqual(0, svc.take_over_orphans())
+        self.assertEqual(
+            'other-host',
+            allocations_db.get_allocation(self.context,
+                                          alloc.uuid).conductor_affinity)
+
+    def test_no_takeover_while_own_heartbeat_is_stale(self):
+        conductors_db.register_conductor(self.context, 'dead-host')
+        self.age_conductor('dead-host')
+        self.new_allocation('dead-host')
+        self.config(check_allocations_interval=0, group='conductor')
+        svc = self.start()
+        self.age_conductor('test-host')
+        self.assertEqual(0, svc.take_over_orphans())
+
+    def test_takeover_is_exclusive(self):
+        conductors_db.register_conductor(self.context, 'dead-host')
+        alloc = self.new_allocation('dead-host')
+        self.assertTrue(allocations_db.take_over(self.context, alloc.id,
+                                                 'dead-host', 'a'))
+        self.assertFalse(allocations_db.take_over(self.context, alloc.id,
+                                                  'dead-host', 'b'))
+
+    def test_pick_conductor_without_live_conductor(self):
+        from pool_conductor import exception
+        api = rpcapi.ConductorAPI()
+        self.assertRaises(exception.NoValidHost, api.pick_conductor,
+                          self.context)
