@@ -21,6 +21,11 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
     database lock (busy_timeout) instead of failing with "database is
     locked" when two deferred transactions both try to upgrade, and WAL lets
     readers run beside the writer.
+
+    Engines made by oslo.db emit their own plain BEGIN unless
+    ``conn.info['in_transaction']`` is set, so this listener goes first and
+    sets it; the commit and rollback listeners clear it on engines made
+    without oslo.db too.
     """
     if engine.dialect.name != 'sqlite':
         return
@@ -35,9 +40,16 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
         cursor.execute('PRAGMA foreign_keys=ON')
         cursor.close()
 
-    @sa.event.listens_for(engine, 'begin')
+    @sa.event.listens_for(engine, 'begin', insert=True)
     def _begin(conn):
-        conn.exec_driver_sql('BEGIN IMMEDIATE')
+        if 'in_transaction' not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
+
+    @sa.event.listens_for(engine, 'commit')
+    @sa.event.listens_for(engine, 'rollback')
+    def _end(conn):
+        conn.info.pop('in_transaction', None)
 
 
 def _mysql_setup(engine: sa.engine.Engine) -> None:
@@ -59,9 +71,17 @@ def _mysql_setup(engine: sa.engine.Engine) -> None:
 
 
 def setup_engine_hooks(engine: sa.engine.Engine) -> None:
-    """Apply pool's per-backend connection settings to an engine."""
+    """Apply pool's per-backend connection settings to an engine.
+
+    oslo.db opens a first connection to test an engine before it runs this
+    hook, and pools it; the pool is emptied so that every connection the
+    engine hands out has the settings.
+    """
+    if engine.dialect.name not in ('sqlite', 'mysql'):
+        return
     _sqlite_setup(engine)
     _mysql_setup(engine)
+    engine.dispose()
 
 
 def _install_hooks() -> None:

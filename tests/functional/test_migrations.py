@@ -1,0 +1,143 @@
+"""The alembic migrations on SQLite, PostgreSQL and MariaDB/MySQL."""
+import os
+
+from alembic import script
+from oslo_db.sqlalchemy import test_migrations
+from oslotest import base
+import sqlalchemy as sa
+
+from pool_conductor import context as pool_context
+from pool_conductor.db import api as db_api
+from pool_conductor.db import migration
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from tests.functional import db_fixtures
+
+SCRIPTS = script.ScriptDirectory(
+    os.path.join(os.path.dirname(migration.__file__), 'migrations'))
+HEAD = SCRIPTS.get_current_head()
+
+
+def tables(engine) -> set[str]:
+    return set(sa.inspect(engine).get_table_names())
+
+
+class MigrationsMixin:
+    """The migrations on an empty database, on each backend.
+
+    test_models_sync (from ModelsMigrationsSync) upgrades to head and
+    compares the result with the models.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.engine = db_api.get_engine()
+
+    # ModelsMigrationsSync
+    def get_engine(self):
+        return self.engine
+
+    def get_metadata(self):
+        return models.Base.metadata
+
+    def db_sync(self, engine):
+        migration.upgrade(engine=engine)
+
+    def test_single_head(self):
+        self.assertEqual(1, len(SCRIPTS.get_heads()))
+
+    def test_empty_database_has_no_version(self):
+        self.assertIsNone(migration.version(engine=self.engine))
+
+    def test_walk_revisions(self):
+        revisions = list(reversed(list(SCRIPTS.walk_revisions())))
+        self.assertEqual(HEAD, revisions[-1].revision)
+        for rev in revisions:
+            migration.upgrade(rev.revision, engine=self.engine)
+            self.assertEqual(rev.revision,
+                             migration.version(engine=self.engine))
+
+    def test_upgrade_is_idempotent(self):
+        migration.upgrade(engine=self.engine)
+        self.assertEqual(HEAD, migration.version(engine=self.engine))
+        first = tables(self.engine)
+        self.assertTrue({'nodes', 'node_traits', 'allocations', 'conductors',
+                         'alembic_version'}.issubset(first), first)
+        migration.upgrade(engine=self.engine)
+        self.assertEqual(HEAD, migration.version(engine=self.engine))
+        self.assertEqual(first, tables(self.engine))
+
+    def test_stamp(self):
+        migration.stamp(engine=self.engine)
+        self.assertEqual(HEAD, migration.version(engine=self.engine))
+        # Only the version is recorded, no table is created.
+        self.assertEqual({'alembic_version'}, tables(self.engine))
+        migration.stamp('base', engine=self.engine)
+        self.assertIsNone(migration.version(engine=self.engine))
+
+    def test_upgraded_schema_takes_a_node(self):
+        migration.upgrade(engine=self.engine)
+        context = pool_context.get_admin_context()
+        node = nodes_db.create_node(context, {
+            'driver': 'fake-hardware', 'resource_class': 'baremetal',
+            'provision_state': 'available', 'power_state': 'power off',
+            'properties': {'cpus': 8}}, traits=['CUSTOM_A', 'CUSTOM_B'])
+        found = nodes_db.get_node(context, node.uuid)
+        self.assertEqual({'cpus': 8}, found.properties)
+        self.assertEqual(['CUSTOM_A', 'CUSTOM_B'],
+                         [t.trait for t in found.traits])
+        self.assertEqual(0, found.generation)
+
+
+class SQLiteMigrationsTestCase(MigrationsMixin,
+                               test_migrations.ModelsMigrationsSync,
+                               db_fixtures.OpportunisticDBTestMixin,
+                               base.BaseTestCase):
+    FIXTURE = db_fixtures.SQLiteOpportunisticFixture
+
+    def test_connections_have_pool_settings(self):
+        context = pool_context.get_admin_context()
+        for _ in range(2):
+            with db_api.reader(context) as session:
+                self.assertEqual(1, session.execute(sa.text(
+                    'PRAGMA foreign_keys')).scalar())
+                self.assertEqual(30000, session.execute(sa.text(
+                    'PRAGMA busy_timeout')).scalar())
+
+
+class PostgreSQLMigrationsTestCase(MigrationsMixin,
+                                   test_migrations.ModelsMigrationsSync,
+                                   db_fixtures.OpportunisticDBTestMixin,
+                                   base.BaseTestCase):
+    FIXTURE = db_fixtures.PostgreSQLOpportunisticFixture
+
+
+class MySQLMigrationsTestCase(MigrationsMixin,
+                              test_migrations.ModelsMigrationsSync,
+                              db_fixtures.OpportunisticDBTestMixin,
+                              base.BaseTestCase):
+    FIXTURE = db_fixtures.MySQLOpportunisticFixture
+
+
+class ProvisionedDatabaseTestCase(db_fixtures.PostgreSQLTestCase):
+    """The fixture that other functional tests build on."""
+
+    def test_schema_at_head_and_facade_patched(self):
+        self.assertEqual(HEAD, migration.version(engine=self.engine))
+        self.assertIs(self.engine, db_api.get_engine())
+        self.assertEqual('postgresql', self.engine.dialect.name)
+
+
+class MySQLProvisionedDatabaseTestCase(db_fixtures.MySQLTestCase):
+
+    def test_read_committed(self):
+        self.assertIs(self.engine, db_api.get_engine())
+        context = pool_context.get_admin_context()
+        with db_api.reader(context) as session:
+            # tx_isolation on MariaDB before 11.1, transaction_isolation
+            # on MySQL 8 and later MariaDB.
+            levels = dict(session.execute(sa.text(
+                "SHOW SESSION VARIABLES WHERE Variable_name IN "
+                "('tx_isolation', 'transaction_isolation')")).all())
+        self.assertTrue(levels)
+        self.assertEqual({'READ-COMMITTED'}, set(levels.values()))

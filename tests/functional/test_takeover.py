@@ -1,0 +1,109 @@
+"""A conductor killed while it holds allocations: others finish them."""
+import signal
+import time
+
+import testtools
+
+from tests.functional import cluster
+
+NODES = 12
+ALLOCATIONS = 18
+# heartbeat_timeout (5 s) + check_allocations_interval (1 s), with margin
+# for two loaded cores; the default deployment takes over within 30 s.
+TAKEOVER_WINDOW = 30
+
+
+class TakeoverTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        db = self.useFixture(cluster.PostgresDatabase())
+        self.cluster = self.useFixture(cluster.Cluster(db.url, conductors=2))
+        deadline = time.monotonic() + 30
+        while len(self.cluster.alive_conductors()) < 2:
+            self.assertLess(time.monotonic(), deadline,
+                            'conductors did not register')
+            time.sleep(0.2)
+
+    def enroll(self, count):
+        uuids = []
+        for i in range(count):
+            status, node = self.cluster.request('POST', '/v1/nodes', {
+                'driver': 'fake-hardware', 'resource_class': 'takeover',
+                'name': 'node-%d' % i})
+            self.assertEqual(201, status, node)
+            for path, body in [('power', {'target': 'power off'}),
+                               ('provision', {'target': 'manage'}),
+                               ('provision', {'target': 'provide'})]:
+                status, _ = self.cluster.request(
+                    'PUT', '/v1/nodes/%s/states/%s' % (node['uuid'], path),
+                    body)
+                self.assertEqual(202, status)
+            uuids.append(node['uuid'])
+        return uuids
+
+    def test_sigkill_conductor_with_allocating_rows(self):
+        self.enroll(NODES)
+        victim, survivor = self.cluster.hosts
+        # A frozen conductor still looks alive, so the API keeps sending it
+        # allocations that it cannot process: they stay allocating.
+        self.cluster.signal(victim, signal.SIGSTOP)
+        created = []
+        for _ in range(ALLOCATIONS):
+            status, alloc = self.cluster.request(
+                'POST', '/v1/allocations', {'resource_class': 'takeover'})
+            self.assertEqual(201, status, alloc)
+            created.append(alloc['uuid'])
+        with self.cluster.engine.connect() as conn:
+            stranded = conn.exec_driver_sql(
+                "SELECT count(*) FROM allocations WHERE state = "
+                "'allocating' AND conductor_affinity = %(h)s",
+                {'h': victim}).scalar()
+        self.assertGreater(stranded, 0)
+        self.cluster.signal(victim, signal.SIGKILL)
+        killed_at = time.monotonic()
+
+        while True:
+            status, body = self.cluster.request(
+                'GET', '/v1/allocations?fields=uuid,state,node_uuid')
+            self.assertEqual(200, status)
+            allocs = body['allocations']
+            if all(a['state'] != 'allocating' for a in allocs):
+                break
+            self.assertLess(time.monotonic() - killed_at, TAKEOVER_WINDOW,
+                            [a for a in allocs if a['state'] == 'allocating'])
+            time.sleep(0.5)
+
+        self.assertEqual(sorted(created), sorted(a['uuid'] for a in allocs))
+        active = [a for a in allocs if a['state'] == 'active']
+        self.assertEqual(NODES, len(active))
+        self.assertEqual(ALLOCATIONS - NODES,
+                         sum(a['state'] == 'error' for a in allocs))
+        self.assertEqual(NODES, len({a['node_uuid'] for a in active}))
+        for alloc in active:
+            status, node = self.cluster.request(
+                'GET', '/v1/nodes/%s' % alloc['node_uuid'])
+            self.assertEqual(alloc['uuid'], node['instance_uuid'])
+            self.assertEqual(alloc['uuid'], node['allocation_uuid'])
+        with self.cluster.engine.connect() as conn:
+            owners = {r[0] for r in conn.exec_driver_sql(
+                'SELECT conductor_affinity FROM allocations')}
+            locked = conn.exec_driver_sql(
+                'SELECT count(*) FROM nodes WHERE reservation IS NOT NULL'
+            ).scalar()
+        self.assertIn(survivor, owners)
+        self.assertEqual(0, locked)
+        self.assertIn('Took over allocation', self.cluster.log(survivor))
+
+    def test_no_live_conductor_is_503(self):
+        for host in self.cluster.hosts:
+            self.cluster.signal(host, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while True:
+            status, body = self.cluster.request(
+                'POST', '/v1/allocations', {'resource_class': 'takeover'})
+            if status == 503:
+                break
+            self.assertLess(time.monotonic(), deadline, (status, body))
+            time.sleep(0.5)
+        self.assertIn('No conductor is alive', body['error_message'])
