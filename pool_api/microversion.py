@@ -1,0 +1,95 @@
+"""API microversions: the version a request asks for, and version checks."""
+import re
+
+import flask
+
+from pool_conductor import exception
+
+MIN_VERSION = (1, 1)
+MAX_VERSION = (1, 60)
+# With no version header a request gets the oldest version, as in Ironic.
+DEFAULT_VERSION = MIN_VERSION
+
+HEADER = 'X-OpenStack-Ironic-API-Version'
+MIN_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version'
+MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
+OPENSTACK_HEADER = 'OpenStack-API-Version'
+SERVICE_TYPE = 'baremetal'
+
+# The minor versions that introduced what pool implements of Ironic's API.
+FIELDS = 8
+ENROLL = 11
+RESOURCE_CLASS = 21
+TRAITS = 37
+OWNER = 50
+DESCRIPTION = 51
+ALLOCATIONS = 52
+ALLOCATION_UPDATE = 57
+ALLOCATION_BACKFILL = 58
+ALLOCATION_OWNER = 60
+# Ironic added lessee in 1.65; pool shows it from its own highest version.
+LESSEE = 60
+
+_VERSION_RE = re.compile(r'^([1-9]\d*)\.(0|[1-9]\d*)$')
+
+
+def to_string(version: tuple[int, int]) -> str:
+    return '%d.%d' % version
+
+
+def _header_value(headers) -> str | None:
+    value = headers.get(OPENSTACK_HEADER)
+    if value:
+        for item in value.split(','):
+            parts = item.strip().split(None, 1)
+            if len(parts) == 2 and parts[0].lower() == SERVICE_TYPE:
+                return parts[1].strip()
+    return headers.get(HEADER)
+
+
+def parse(headers) -> tuple[int, int]:
+    """The version a request asks for.
+
+    :raises: Invalid for a malformed version, NotAcceptable for one out of
+        the supported range.
+    """
+    value = _header_value(headers)
+    if value is None or not value.strip():
+        return DEFAULT_VERSION
+    value = value.strip()
+    if value.lower() == 'latest':
+        return MAX_VERSION
+    match = _VERSION_RE.match(value)
+    if not match:
+        raise exception.Invalid(
+            'Invalid value for %s header: "%s". It must be "latest" or a '
+            'version of the form X.Y.' % (HEADER, value))
+    version = (int(match.group(1)), int(match.group(2)))
+    if not MIN_VERSION <= version <= MAX_VERSION:
+        raise exception.NotAcceptable(
+            'Version %s was requested but the minor version is not '
+            'supported by this service. The supported version range is: '
+            '[%s, %s].' % (value, to_string(MIN_VERSION),
+                           to_string(MAX_VERSION)))
+    return version
+
+
+def requested() -> tuple[int, int]:
+    """The version of the current request."""
+    return flask.g.get('version', DEFAULT_VERSION)
+
+
+def at_least(minor: int) -> bool:
+    """Whether the current request asks for version 1.minor or newer."""
+    return requested() >= (1, minor)
+
+
+def response_headers(version: tuple[int, int] | None) -> dict:
+    headers = {MIN_HEADER: to_string(MIN_VERSION),
+               MAX_HEADER: to_string(MAX_VERSION),
+               'Vary': '%s, %s' % (HEADER, OPENSTACK_HEADER)}
+    if version is not None:
+        headers[HEADER] = to_string(version)
+        headers[OPENSTACK_HEADER] = '%s %s' % (SERVICE_TYPE,
+                                              to_string(version))
+    return headers

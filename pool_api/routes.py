@@ -1,0 +1,46 @@
+"""The route table of the API: (rule, method, handler)."""
+from pool_api.handlers import allocations
+from pool_api.handlers import nodes
+from pool_api.handlers import root
+from pool_api.handlers import traits
+
+NODE = '/v1/nodes/<node_ident>'
+ALLOCATION = '/v1/allocations/<allocation_ident>'
+
+ROUTES = [
+    ('/', 'GET', root.get_root),
+    ('/v1', 'GET', root.get_v1),
+
+    ('/v1/nodes', 'GET', nodes.list_nodes),
+    ('/v1/nodes', 'POST', nodes.create_node),
+    ('/v1/nodes/detail', 'GET', nodes.list_nodes_detail),
+    (NODE, 'GET', nodes.get_node),
+    (NODE, 'PATCH', nodes.update_node),
+    (NODE, 'DELETE', nodes.delete_node),
+    (NODE + '/states', 'GET', nodes.get_node_states),
+    (NODE + '/states/power', 'PUT', nodes.set_power_state),
+    (NODE + '/states/provision', 'PUT', nodes.set_provision_state),
+    (NODE + '/maintenance', 'PUT', nodes.set_maintenance),
+    (NODE + '/maintenance', 'DELETE', nodes.unset_maintenance),
+
+    (NODE + '/traits', 'GET', traits.list_traits),
+    (NODE + '/traits', 'PUT', traits.set_traits),
+    (NODE + '/traits', 'DELETE', traits.remove_all_traits),
+    (NODE + '/traits/<trait>', 'PUT', traits.add_trait),
+    (NODE + '/traits/<trait>', 'DELETE', traits.remove_trait),
+
+    (NODE + '/allocation', 'GET', allocations.get_node_allocation),
+    (NODE + '/allocation', 'DELETE', allocations.delete_node_allocation),
+    ('/v1/allocations', 'GET', allocations.list_allocations),
+    ('/v1/allocations', 'POST', allocations.create_allocation),
+    (ALLOCATION, 'GET', allocations.get_allocation),
+    (ALLOCATION, 'PATCH', allocations.update_allocation),
+    (ALLOCATION, 'DELETE', allocations.delete_allocation),
+]
+
+
+def register(app) -> None:
+    for rule, method, handler in ROUTES:
+        app.add_url_rule(
+            rule, endpoint='%s %s' % (method, rule), view_func=handler,
+            methods=[method])
