@@ -44,6 +44,12 @@ class NotAcceptable(PoolException):
     code = http.NOT_ACCEPTABLE
 
 
+class MethodNotAllowed(PoolException):
+    """%(what)s needs API version %(version)s or newer."""
+
+    code = http.METHOD_NOT_ALLOWED
+
+
 class NotFound(PoolException):
     """Resource could not be found."""
 

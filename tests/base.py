@@ -3,8 +3,8 @@ import os
 
 import fixtures
 from oslo_config import fixture as config_fixture
+from oslo_db.sqlalchemy import engines
 from oslotest import base
-import sqlalchemy as sa
 
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
@@ -30,7 +30,8 @@ class Database(fixtures.Fixture):
         # The facade starts its own engine once before it can be patched.
         self.useFixture(config_fixture.Config(CONF)).config(
             connection=url, group='database')
-        self.engine = sa.create_engine(url)
+        # oslo.db's engine translates errors (DBDuplicateEntry, ...).
+        self.engine = engines.create_engine(url)
         db_api.setup_engine_hooks(self.engine)
         models.Base.metadata.create_all(self.engine)
         self.addCleanup(self.engine.dispose)

@@ -211,3 +211,27 @@ def destroy_node(context, node: models.Node) -> None:
         session.execute(sa.delete(models.Node)
                         .where(models.Node.id == node.id)
                         .execution_options(synchronize_session=False))
+
+
+def get_node_uuids(context, idents) -> dict[str, str]:
+    """Map node names and UUIDs to UUIDs, in one query.
+
+    :raises: NodeNotFound naming the first ident that matches no node
+    """
+    idents = list(dict.fromkeys(idents))
+    uuids = [i for i in idents if uuidutils.is_uuid_like(i)]
+    names = [i for i in idents if not uuidutils.is_uuid_like(i)]
+    with api.reader(context) as session:
+        rows = session.execute(
+            sa.select(models.Node.uuid, models.Node.name)
+            .where(sa.or_(models.Node.uuid.in_(uuids),
+                          models.Node.name.in_(names)))).all()
+    found = {}
+    for uuid, name in rows:
+        found[uuid] = uuid
+        if name is not None:
+            found[name] = uuid
+    for ident in idents:
+        if ident not in found:
+            raise exception.NodeNotFound(node=ident)
+    return {i: found[i] for i in idents}

@@ -1,0 +1,48 @@
+"""pool-api: the API on gunicorn, [api] workers processes of threads."""
+from gunicorn.app import base as gunicorn_base
+from oslo_log import log
+
+from pool_api import app
+from pool_conductor.cmd import common
+from pool_conductor.conf import CONF
+
+LOG = log.getLogger(__name__)
+
+
+def bind_address(host: str, port: int) -> str:
+    return '[%s]:%d' % (host, port) if ':' in host else '%s:%d' % (host,
+                                                                    port)
+
+
+class Server(gunicorn_base.BaseApplication):
+    """gunicorn, configured from pool's options instead of its own."""
+
+    def __init__(self, options: dict):
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        # Each worker builds its own application after the fork, so that
+        # database connections and the message bus are not shared.
+        return app.create_app()
+
+
+def main() -> None:
+    common.prepare()
+    LOG.info('pool-api listening on %s:%d with %d workers',
+             CONF.api.host_ip, CONF.api.port, CONF.api.workers)
+    Server({
+        'bind': bind_address(CONF.api.host_ip, CONF.api.port),
+        'workers': CONF.api.workers,
+        'worker_class': 'gthread',
+        'threads': CONF.api.threads,
+        'timeout': 60,
+        'graceful_timeout': 20,
+        'proc_name': 'pool-api',
+        'accesslog': None,
+        'errorlog': '-',
+    }).run()

@@ -1,0 +1,49 @@
+"""pool-server: API and conductor in one process, on SQLite by default."""
+import os
+import threading
+
+from cheroot import wsgi
+from oslo_log import log
+
+from pool_api import app
+from pool_conductor.cmd import common
+from pool_conductor.conf import CONF
+from pool_conductor.db import migration
+from pool_conductor import rpc
+from pool_conductor import service
+
+LOG = log.getLogger(__name__)
+
+# The API and the conductor talk through oslo.messaging's in-process
+# driver unless a transport_url is configured.
+DEFAULT_TRANSPORT_URL = 'fake://'
+DEFAULT_CONNECTION = 'sqlite:///$state_path/pool.sqlite'
+
+
+def main() -> None:
+    CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
+    CONF.set_default('connection', DEFAULT_CONNECTION, group='database')
+    common.prepare()
+    if CONF.database.connection.startswith('sqlite:///'):
+        os.makedirs(os.path.dirname(
+            CONF.database.connection[len('sqlite:///'):]) or '.',
+            exist_ok=True)
+    migration.upgrade()
+    conductor = service.ConductorService()
+    conductor.start()
+    server = wsgi.Server((CONF.api.host_ip, CONF.api.port),
+                         app.create_app(), numthreads=CONF.api.threads,
+                         server_name='pool-server')
+    LOG.warning('pool-server serves the API on http://%s:%d with no '
+                'authentication ([DEFAULT] auth_strategy = noauth)',
+                CONF.api.host_ip, CONF.api.port)
+    server.prepare()
+    thread = threading.Thread(target=server.serve, name='pool-api',
+                              daemon=True)
+    thread.start()
+    try:
+        common.wait_for_signal()
+    finally:
+        server.stop()
+        conductor.stop()
+        rpc.cleanup()

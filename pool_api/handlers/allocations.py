@@ -1,0 +1,221 @@
+"""Allocations: /v1/allocations and /v1/nodes/<node>/allocation."""
+import flask
+from oslo_log import log
+
+from pool_api import links
+from pool_api import microversion
+from pool_api import params
+from pool_api.schemas import allocations as schema
+from pool_api.schemas import common
+from pool_api import validation
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import exception
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
+
+FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
+          'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
+          'created_at', 'updated_at', 'links')
+SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'owner',
+             'created_at', 'updated_at')
+PATCHABLE = ('name', 'extra')
+
+
+def _require_allocations_api() -> None:
+    if not microversion.at_least(microversion.ALLOCATIONS):
+        raise exception.NotFound()
+
+
+def _visible_fields() -> tuple:
+    if microversion.at_least(microversion.ALLOCATION_OWNER):
+        return FIELDS
+    return tuple(f for f in FIELDS if f != 'owner')
+
+
+def _timestamp(value):
+    return value.isoformat() + '+00:00' if value is not None else None
+
+
+def to_dict(alloc, fields=None) -> dict:
+    """The API representation of an allocation."""
+    values = {
+        'uuid': alloc.uuid,
+        'name': alloc.name,
+        'node_uuid': alloc.node_uuid,
+        'state': alloc.state,
+        'last_error': alloc.last_error,
+        'resource_class': alloc.resource_class,
+        'traits': list(alloc.traits or []),
+        'candidate_nodes': list(alloc.candidate_nodes or []),
+        'extra': alloc.extra or {},
+        'owner': alloc.owner,
+        'created_at': _timestamp(alloc.created_at),
+        'updated_at': _timestamp(alloc.updated_at),
+        'links': links.resource_links('allocations', alloc.uuid),
+    }
+    return {f: values[f] for f in (fields or _visible_fields())}
+
+
+def _node_for_request(ident: str):
+    """A node named by a request body or query: a 400 when missing."""
+    try:
+        return nodes_db.get_node(flask.g.context, ident)
+    except exception.NodeNotFound as exc:
+        raise exception.InvalidParameterValue(err=exc.message) from None
+
+
+def _created(alloc):
+    response = flask.jsonify(to_dict(alloc))
+    response.status_code = 201
+    response.headers['Location'] = links.resource_links(
+        'allocations', alloc.uuid)[0]['href']
+    return response
+
+
+def create_allocation():
+    """Create an allocation and hand it to a conductor, or backfill one."""
+    _require_allocations_api()
+    body = validation.json_body()
+    validation.validate(schema.CREATE, body)
+    if 'node' in body and not microversion.at_least(
+            microversion.ALLOCATION_BACKFILL):
+        raise exception.Invalid('Cannot set node when creating an '
+                                'allocation in this API version.')
+    if 'owner' in body and not microversion.at_least(
+            microversion.ALLOCATION_OWNER):
+        raise exception.NotAcceptable('The owner field needs API version '
+                                      '1.%d.' % microversion.ALLOCATION_OWNER)
+    common.check_name(body.get('name'), 'allocation')
+    common.check_uuid(body.get('uuid'), 'uuid')
+    common.check_traits(body.get('traits'))
+    context = flask.g.context
+    values = {k: body[k] for k in ('uuid', 'name', 'resource_class', 'extra',
+                                   'owner') if body.get(k) is not None}
+    values['traits'] = sorted(set(body.get('traits') or ()))
+
+    if body.get('node'):
+        node = _node_for_request(body['node'])
+        return _created(allocations_db.backfill_allocation(context, values,
+                                                           node))
+
+    if not values.get('resource_class'):
+        raise exception.Invalid('The resource_class field is mandatory when '
+                                'not backfilling.')
+    candidates = body.get('candidate_nodes') or []
+    if candidates:
+        try:
+            uuids = nodes_db.get_node_uuids(context, candidates)
+        except exception.NodeNotFound as exc:
+            raise exception.InvalidParameterValue(err=exc.message) from None
+        values['candidate_nodes'] = list(dict.fromkeys(uuids[c]
+                                                       for c in candidates))
+    rpcapi = flask.current_app.config['RPCAPI']
+    host = rpcapi.pick_conductor(context)
+    values.update(state=states.ALLOCATING, conductor_affinity=host)
+    alloc = allocations_db.create_allocation(context, values)
+    try:
+        rpcapi.create_allocation(context, alloc.id, host)
+    except Exception as exc:
+        # The row is already the conductor's: it finds it on its next
+        # check for allocations nobody works on.
+        LOG.warning('Could not send allocation %(uuid)s to conductor '
+                    '%(host)s, it will pick it up by itself: %(exc)s',
+                    {'uuid': alloc.uuid, 'host': host, 'exc': exc})
+    return _created(alloc)
+
+
+def list_allocations():
+    _require_allocations_api()
+    fields = params.get_fields(_visible_fields())
+    limit = params.get_limit()
+    sort_key, sort_dir = params.get_sort(SORT_KEYS)
+    args = flask.request.args
+    filters = {'resource_class': args.get('resource_class')}
+    state = args.get('state')
+    if state is not None:
+        if state not in states.ALLOCATION_STATES:
+            raise exception.InvalidParameterValue(
+                err='Invalid allocation state "%s"; expected one of %s.'
+                    % (state, ', '.join(states.ALLOCATION_STATES)))
+        filters['state'] = state
+    if args.get('node'):
+        filters['node_id'] = _node_for_request(args['node']).id
+    if args.get('owner') is not None:
+        if not microversion.at_least(microversion.ALLOCATION_OWNER):
+            raise exception.NotAcceptable(
+                'The owner filter needs API version 1.%d.'
+                % microversion.ALLOCATION_OWNER)
+        filters['owner'] = args['owner']
+    allocs = allocations_db.list_allocations(
+        flask.g.context, filters, limit=limit, marker=params.get_marker(),
+        sort_key=sort_key, sort_dir=sort_dir)
+    body = {'allocations': [to_dict(a, fields) for a in allocs]}
+    next_url = params.next_link('/v1/allocations', allocs, limit)
+    if next_url:
+        body['next'] = next_url
+    return flask.jsonify(body)
+
+
+def get_allocation(allocation_ident):
+    _require_allocations_api()
+    fields = params.get_fields(_visible_fields())
+    alloc = allocations_db.get_allocation(flask.g.context, allocation_ident)
+    return flask.jsonify(to_dict(alloc, fields))
+
+
+def update_allocation(allocation_ident):
+    """Change the name or extra of an allocation (JSON Patch)."""
+    _require_allocations_api()
+    if not microversion.at_least(microversion.ALLOCATION_UPDATE):
+        raise exception.MethodNotAllowed(
+            what='Updating an allocation',
+            version='1.%d' % microversion.ALLOCATION_UPDATE)
+    patch = validation.json_body()
+    context = flask.g.context
+    alloc = allocations_db.get_allocation(context, allocation_ident)
+    before = to_dict(alloc)
+    after = validation.apply_patch(before, patch, PATCHABLE,
+                                   {'name': None, 'extra': {}})
+    validation.validate(schema.UPDATE, after)
+    common.check_name(after['name'], 'allocation')
+    changed = validation.changes(before, after, PATCHABLE)
+    if changed:
+        alloc = allocations_db.update_allocation(context, alloc, changed)
+    return flask.jsonify(to_dict(alloc))
+
+
+def delete_allocation(allocation_ident):
+    """Delete an allocation and release its node."""
+    _require_allocations_api()
+    context = flask.g.context
+    alloc = allocations_db.get_allocation(context, allocation_ident)
+    allocations_db.destroy_allocation(context, alloc)
+    return '', 204
+
+
+def _allocation_of_node(node_ident):
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    if node.allocation_id is None:
+        if node.instance_uuid:
+            raise exception.Invalid(
+                'Node %s has instance_uuid %s, which is not an '
+                'allocation.' % (node.uuid, node.instance_uuid))
+        raise exception.AllocationNotFound(allocation='of node %s'
+                                           % node.uuid)
+    return allocations_db.get_allocation_by_id(context, node.allocation_id)
+
+
+def get_node_allocation(node_ident):
+    _require_allocations_api()
+    fields = params.get_fields(_visible_fields())
+    return flask.jsonify(to_dict(_allocation_of_node(node_ident), fields))
+
+
+def delete_node_allocation(node_ident):
+    _require_allocations_api()
+    alloc = _allocation_of_node(node_ident)
+    allocations_db.destroy_allocation(flask.g.context, alloc)
+    return '', 204

@@ -1,0 +1,27 @@
+"""Request schemas of the allocations API."""
+from pool_api.schemas import common
+
+CREATE = {
+    'type': 'object',
+    'properties': {
+        'uuid': common.UUID,
+        'name': common.NAME,
+        'resource_class': common.RESOURCE_CLASS,
+        'traits': common.TRAITS,
+        'candidate_nodes': {'type': 'array', 'maxItems': 10000,
+                            'items': common.IDENT},
+        'extra': common.EXTRA,
+        'node': common.IDENT,
+        'owner': common.PROJECT,
+    },
+    'additionalProperties': False,
+}
+
+# The fields a PATCH may change, checked after the patch is applied.
+UPDATE = {
+    'type': 'object',
+    'properties': {
+        'name': common.NAME,
+        'extra': common.EXTRA,
+    },
+}
