@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Lint, then run the unit and the functional test suites with stestr.
 #
-# The functional tests need PostgreSQL and MariaDB with the openstack_citest
-# user and database, and RabbitMQ with guest/guest, all on 127.0.0.1 (see
-# .ci/run). With POOL_TEST_REQUIRE_DB=1 a database that cannot be reached
+# It first installs pool and its test requirements into .venv and creates
+# the openstack_citest user and database on PostgreSQL and MariaDB (root
+# and trust access on 127.0.0.1, as a fresh machine has them): the
+# functional tests need those, and RabbitMQ with guest/guest. With POOL_TEST_REQUIRE_DB=1 a database that cannot be reached
 # fails the tests instead of skipping them.
 #
 # Usage: tools/run-tests.sh [unit|functional|lint]...   (default: all three)
@@ -14,9 +15,61 @@ set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python ]; then
-    export PATH="$PWD/.venv/bin:$PATH"
-fi
+CITEST=openstack_citest
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# The user, password and database oslo.db's opportunistic fixtures use. The
+# user creates and drops a randomly named database for each test.
+create_databases() {
+    printf '\n==> test databases and users\n'
+    psql -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 -q \
+        <<EOF || return 1
+DO \$\$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$CITEST') THEN
+        CREATE ROLE $CITEST LOGIN CREATEDB PASSWORD '$CITEST';
+    ELSE
+        ALTER ROLE $CITEST LOGIN CREATEDB PASSWORD '$CITEST';
+    END IF;
+END
+\$\$;
+SELECT 'CREATE DATABASE $CITEST OWNER $CITEST'
+    WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$CITEST')
+\gexec
+ALTER DATABASE $CITEST OWNER TO $CITEST;
+EOF
+    echo "PostgreSQL: user and database $CITEST"
+
+    # MariaDB runs with skip-name-resolve: 'localhost' matches the socket
+    # only, '%' the TCP connections.
+    mariadb --protocol=tcp -h 127.0.0.1 -P 3306 -u root <<EOF || return 1
+CREATE USER IF NOT EXISTS '$CITEST'@'%' IDENTIFIED BY '$CITEST';
+CREATE USER IF NOT EXISTS '$CITEST'@'localhost' IDENTIFIED BY '$CITEST';
+ALTER USER '$CITEST'@'%' IDENTIFIED BY '$CITEST';
+ALTER USER '$CITEST'@'localhost' IDENTIFIED BY '$CITEST';
+GRANT ALL PRIVILEGES ON *.* TO '$CITEST'@'%' WITH GRANT OPTION;
+GRANT ALL PRIVILEGES ON *.* TO '$CITEST'@'localhost' WITH GRANT OPTION;
+CREATE DATABASE IF NOT EXISTS $CITEST;
+FLUSH PRIVILEGES;
+EOF
+    echo "MariaDB: user and database $CITEST"
+}
+
+install_pool() {
+    printf '\n==> virtualenv .venv\n'
+    if [ ! -x .venv/bin/python ]; then
+        python3 -m venv .venv || exit 1
+    fi
+    # pbr takes the version from git; a work tree without a commit has none.
+    if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
+        export PBR_VERSION=0.0.1
+    fi
+    .venv/bin/python -m pip install -q -r requirements.txt \
+        -r test-requirements.txt || exit 1
+    .venv/bin/python -m pip install -q --no-deps -e . || exit 1
+}
+
+
 
 passed=0
 failed=0
@@ -65,6 +118,14 @@ lint() {
         status=1
     fi
 }
+
+install_pool
+export PATH="$PWD/.venv/bin:$PATH"
+export VIRTUAL_ENV="$PWD/.venv"
+if ! create_databases; then
+    echo "could not create the test databases and users: the tests that" \
+        "need PostgreSQL or MariaDB will be skipped (failed in CI)" >&2
+fi
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
