@@ -55,7 +55,11 @@ def to_dict(alloc, fields=None) -> dict:
         'updated_at': _timestamp(alloc.updated_at),
         'links': links.resource_links('allocations', alloc.uuid),
     }
-    return {f: values[f] for f in (fields or _visible_fields())}
+    fields = fields or _visible_fields()
+    # As in Ironic, links come with any selection of fields.
+    if 'links' not in fields:
+        fields = [*fields, 'links']
+    return {f: values[f] for f in fields}
 
 
 def _node_for_request(ident: str):

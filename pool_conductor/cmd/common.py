@@ -2,7 +2,6 @@
 import signal
 import sys
 import threading
-import warnings
 
 from oslo_log import log
 
@@ -12,9 +11,6 @@ from pool_conductor.conf import opts
 
 def prepare(argv: list[str] | None = None, project: str = 'pool') -> None:
     """Parse the command line and config files and set up logging."""
-    # Some libraries import eventlet when it is installed; pool uses
-    # native threads and does not need to hear about it.
-    warnings.filterwarnings('ignore', message='.*Eventlet is deprecated.*')
     opts.update_opt_defaults()
     CONF(sys.argv[1:] if argv is None else argv, project=project)
     log.setup(CONF, project)

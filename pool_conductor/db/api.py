@@ -22,13 +22,14 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
     locked" when two deferred transactions both try to upgrade, and WAL lets
     readers run beside the writer.
 
-    Engines made by oslo.db emit their own plain BEGIN unless
-    ``conn.info['in_transaction']`` is set, so this listener goes first and
-    sets it; the commit and rollback listeners clear it on engines made
-    without oslo.db too.
+    Engines made by oslo.db emit their own plain (deferred) BEGIN; that
+    listener is replaced.
     """
     if engine.dialect.name != 'sqlite':
         return
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
 
     @sa.event.listens_for(engine, 'connect')
     def _connect(dbapi_conn, record):
@@ -40,7 +41,7 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
         cursor.execute('PRAGMA foreign_keys=ON')
         cursor.close()
 
-    @sa.event.listens_for(engine, 'begin', insert=True)
+    @sa.event.listens_for(engine, 'begin')
     def _begin(conn):
         if 'in_transaction' not in conn.info:
             conn.exec_driver_sql('BEGIN IMMEDIATE')
@@ -148,6 +149,10 @@ def paginate(query, model, limit: int | None, marker, sort_key: str,
     query = query.order_by(*[c.desc() if desc else c.asc() for c in cols])
     if marker is not None:
         mval = getattr(marker, sort_key)
+        if mval is not None:
+            # A bound parameter: SQLAlchemy refuses < and > with a bare
+            # True or False.
+            mval = sa.literal(mval, key.type)
         if desc:
             if mval is None:
                 cond = sa.and_(key.is_(None), model.id < marker.id)

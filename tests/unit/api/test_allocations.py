@@ -219,8 +219,8 @@ class AllocationAPITestCase(base.APITestCase):
                                'name': 'mine'})
         for ident in (alloc['uuid'], 'mine'):
             resp = self.get('/v1/allocations/%s?fields=uuid,state' % ident)
-            self.assertEqual({'uuid': alloc['uuid'], 'state': 'allocating'},
-                             resp.get_json())
+            self.assertEqual({'uuid': alloc['uuid'], 'state': 'allocating',
+                              'links': alloc['links']}, resp.get_json())
         self.assertError(400, self.get('/v1/allocations/mine?fields=nope'),
                          'nope')
         self.assertError(404, self.get('/v1/allocations/other'), 'other')
@@ -374,8 +374,8 @@ class AllocationAPITestCase(base.APITestCase):
         alloc = self.allocate_and_run({'resource_class': 'baremetal',
                                        'candidate_nodes': ['n1']})
         resp = self.get('/v1/nodes/n1/allocation?fields=uuid,node_uuid')
-        self.assertEqual({'uuid': alloc['uuid'], 'node_uuid': node.uuid},
-                         resp.get_json())
+        self.assertEqual({'uuid': alloc['uuid'], 'node_uuid': node.uuid,
+                          'links': alloc['links']}, resp.get_json())
         self.assertError(404, self.get('/v1/nodes/free/allocation'))
         self.assertError(404, self.get('/v1/nodes/nope/allocation'))
         self.assertEqual(204,

@@ -1,0 +1,404 @@
+"""Nodes: /v1/nodes, their states and their maintenance mode."""
+import flask
+
+from pool_api import links
+from pool_api import microversion
+from pool_api import params
+from pool_api.schemas import common
+from pool_api.schemas import nodes as schema
+from pool_api import validation
+from pool_conductor.db import api as db_api
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import exception
+from pool_conductor import states
+
+# Versions of Ironic's API that introduced what only this module checks.
+PROVISION_STATE_FILTER = 9
+RAID_CONFIG = 12
+DRIVER_FILTER = 16
+MANAGEMENT_VERBS = 4
+DETAIL_PARAM = 43
+
+FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
+          'traits', 'properties', 'extra', 'instance_info', 'driver_info',
+          'instance_uuid', 'allocation_uuid', 'provision_state',
+          'target_provision_state', 'provision_updated_at', 'power_state',
+          'target_power_state', 'maintenance', 'maintenance_reason',
+          'owner', 'lessee', 'reservation', 'last_error', 'created_at',
+          'updated_at', 'links')
+SHORT_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
+                'provision_state', 'maintenance', 'links')
+# Fields shown from the version 1.<minor> on.
+NEW_FIELDS = {
+    'description': microversion.DESCRIPTION,
+    'resource_class': microversion.RESOURCE_CLASS,
+    'traits': microversion.TRAITS,
+    'allocation_uuid': microversion.ALLOCATIONS,
+    'owner': microversion.OWNER,
+    'lessee': microversion.LESSEE,
+}
+SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
+             'provision_state', 'power_state', 'resource_class',
+             'maintenance', 'owner', 'lessee', 'driver', 'instance_uuid',
+             'provision_updated_at')
+PATCHABLE = ('name', 'description', 'driver', 'resource_class',
+             'properties', 'extra', 'instance_info', 'driver_info',
+             'instance_uuid', 'owner', 'lessee')
+PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
+                  'driver_info': {}}
+# Read-only fields that have their own API.
+_READ_ONLY_HINTS = {
+    'traits': 'Cannot update node traits via node patch. Node traits '
+              'should be updated via the node traits API.',
+    'maintenance': 'Cannot update node maintenance via node patch. Use '
+                   'PUT or DELETE /v1/nodes/<node>/maintenance.',
+    'maintenance_reason': 'Cannot update node maintenance via node '
+                          'patch. Use PUT or DELETE '
+                          '/v1/nodes/<node>/maintenance.',
+    'provision_state': 'Cannot update the provision state via node '
+                       'patch. Use PUT /v1/nodes/<node>/states/provision.',
+    'power_state': 'Cannot update the power state via node patch. Use '
+                   'PUT /v1/nodes/<node>/states/power.',
+}
+POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
+                 states.POWER_OFF: states.POWER_OFF,
+                 states.REBOOT: states.POWER_ON}
+SOFT_POWER_TARGETS = ('soft power off', 'soft rebooting')
+# Verbs a node in maintenance refuses, as Ironic's NodeInMaintenance.
+MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
+RELEASING_VERBS = ('deleted', 'undeploy')
+DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
+
+
+def _visible(field: str) -> bool:
+    minor = NEW_FIELDS.get(field)
+    return minor is None or microversion.at_least(minor)
+
+
+def _visible_fields() -> tuple:
+    return tuple(f for f in FIELDS if _visible(f))
+
+
+def _timestamp(value):
+    return value.isoformat() + '+00:00' if value is not None else None
+
+
+def to_dict(node, fields=None) -> dict:
+    """The API representation of a node.
+
+    :param fields: the fields to show; ``links`` always comes along, as
+        in Ironic. All fields the request version knows when None.
+    """
+    values = {
+        'uuid': node.uuid,
+        'name': node.name,
+        'description': node.description,
+        'driver': node.driver,
+        'resource_class': node.resource_class,
+        'traits': sorted(t.trait for t in node.traits),
+        'properties': node.properties or {},
+        'extra': node.extra or {},
+        'instance_info': node.instance_info or {},
+        'driver_info': node.driver_info or {},
+        'instance_uuid': node.instance_uuid,
+        'allocation_uuid': node.allocation_uuid,
+        'provision_state': node.provision_state,
+        'target_provision_state': node.target_provision_state,
+        'provision_updated_at': _timestamp(node.provision_updated_at),
+        'power_state': node.power_state,
+        'target_power_state': node.target_power_state,
+        'maintenance': bool(node.maintenance),
+        'maintenance_reason': node.maintenance_reason,
+        'owner': node.owner,
+        'lessee': node.lessee,
+        'reservation': node.reservation,
+        'last_error': node.last_error,
+        'created_at': _timestamp(node.created_at),
+        'updated_at': _timestamp(node.updated_at),
+        'links': links.resource_links('nodes', node.uuid),
+    }
+    if fields is None:
+        fields = _visible_fields()
+    elif 'links' not in fields:
+        fields = list(fields) + ['links']
+    return {f: values[f] for f in fields}
+
+
+def _node_url(node, suffix: str = '') -> str:
+    return links.resource_links('nodes', node.uuid)[0]['href'] + suffix
+
+
+def _require_version(minor: int, what: str) -> None:
+    if not microversion.at_least(minor):
+        raise exception.NotAcceptable('%s needs API version 1.%d or newer.'
+                                      % (what, minor))
+
+
+def _reject_newer_fields(names, what: str) -> None:
+    for name in names:
+        if name in NEW_FIELDS and not _visible(name):
+            _require_version(NEW_FIELDS[name], '%s %s' % (what, name))
+
+
+# Collections -------------------------------------------------------------
+
+
+def _filter_arg(name: str, max_length: int, minor: int | None = None):
+    value = flask.request.args.get(name)
+    if value is None:
+        return None
+    if minor is not None:
+        _require_version(minor, 'The %s filter' % name)
+    if len(value) > max_length:
+        raise exception.InvalidParameterValue(
+            err='Invalid value for the %s parameter: it must be at most %d '
+                'characters long.' % (name, max_length))
+    return value
+
+
+def _filters() -> dict:
+    filters = {
+        'provision_state': _filter_arg('provision_state', 255,
+                                       PROVISION_STATE_FILTER),
+        'resource_class': _filter_arg('resource_class', 80,
+                                      microversion.RESOURCE_CLASS),
+        'owner': _filter_arg('owner', 255, microversion.OWNER),
+        'lessee': _filter_arg('lessee', 255, microversion.LESSEE),
+        'driver': _filter_arg('driver', 255, DRIVER_FILTER),
+        'instance_uuid': _filter_arg('instance_uuid', 36),
+        'maintenance': params.get_bool('maintenance'),
+        'associated': params.get_bool('associated'),
+    }
+    common.check_uuid(filters['instance_uuid'], 'instance_uuid')
+    return filters
+
+
+def _list(detail: bool):
+    visible = _visible_fields()
+    fields = params.get_fields(visible)
+    if not detail and flask.request.args.get('detail') is not None:
+        _require_version(DETAIL_PARAM, 'The detail parameter')
+        detail = bool(params.get_bool('detail'))
+    if detail and fields is not None:
+        raise exception.InvalidParameterValue(
+            err='Can not specify ?detail=True and fields in the same '
+                'request.')
+    if fields is None:
+        fields = visible if detail else SHORT_FIELDS
+    limit = params.get_limit()
+    sort_key, sort_dir = params.get_sort(
+        [k for k in SORT_KEYS if _visible(k)])
+    nodes = nodes_db.list_nodes(flask.g.context, _filters(), limit=limit,
+                                marker=params.get_marker(),
+                                sort_key=sort_key, sort_dir=sort_dir)
+    body = {'nodes': [to_dict(n, fields) for n in nodes]}
+    next_url = params.next_link(flask.request.path.rstrip('/'), nodes,
+                                limit)
+    if next_url:
+        body['next'] = next_url
+    return flask.jsonify(body)
+
+
+def list_nodes():
+    return _list(detail=False)
+
+
+def list_nodes_detail():
+    return _list(detail=True)
+
+
+# A single node -----------------------------------------------------------
+
+
+def create_node():
+    body = validation.json_body()
+    if isinstance(body, dict) and 'traits' in body:
+        raise exception.Invalid('Cannot specify node traits on node '
+                                'creation. Traits must be set via the node '
+                                'traits API.')
+    validation.validate(schema.CREATE, body)
+    _reject_newer_fields(body, 'The field')
+    common.check_uuid(body.get('uuid'), 'uuid')
+    common.check_name(body.get('name'), 'node')
+    values = {k: v for k, v in body.items() if v is not None}
+    values.update(
+        provision_state=(states.ENROLL
+                         if microversion.at_least(microversion.ENROLL)
+                         else states.AVAILABLE),
+        power_state=None, maintenance=False)
+    node = nodes_db.create_node(flask.g.context, values)
+    response = flask.jsonify(to_dict(node))
+    response.status_code = 201
+    response.headers['Location'] = _node_url(node)
+    return response
+
+
+def get_node(node_ident):
+    fields = params.get_fields(_visible_fields())
+    node = nodes_db.get_node(flask.g.context, node_ident)
+    return flask.jsonify(to_dict(node, fields))
+
+
+def _check_patch_paths(patch) -> None:
+    validation.validate(validation.PATCH_SCHEMA, patch)
+    for op in patch:
+        root = op['path'].split('/')[1]
+        if root in _READ_ONLY_HINTS:
+            raise exception.Invalid(_READ_ONLY_HINTS[root])
+        _reject_newer_fields([root], 'Updating the field')
+
+
+def update_node(node_ident):
+    """Change fields of a node (JSON Patch)."""
+    patch = validation.json_body()
+    _check_patch_paths(patch)
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    before = to_dict(node)
+    patchable = [f for f in PATCHABLE if _visible(f)]
+    after = validation.apply_patch(before, patch, patchable, PATCH_DEFAULTS)
+    validation.validate(schema.UPDATE, {f: after[f] for f in patchable})
+    common.check_name(after['name'], 'node')
+    common.check_uuid(after['instance_uuid'], 'instance_uuid')
+    changed = validation.changes(before, after, patchable)
+    if not changed:
+        return flask.jsonify(before)
+    if 'instance_uuid' in changed:
+        new_instance = changed.pop('instance_uuid')
+        if new_instance is None:
+            if node.allocation_id is not None:
+                node = nodes_db.release_instance(context, node, changed)
+                return flask.jsonify(to_dict(node))
+        elif node.allocation_id is not None:
+            raise exception.Invalid(
+                'Cannot set the instance_uuid of node %s: it has '
+                'allocation %s.' % (node.uuid, node.allocation_uuid))
+        elif node.instance_uuid is not None:
+            raise exception.NodeAssociated(node=node.uuid,
+                                           instance=node.instance_uuid)
+        changed['instance_uuid'] = new_instance
+    node = nodes_db.update_node(context, node, changed)
+    return flask.jsonify(to_dict(node))
+
+
+def delete_node(node_ident):
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    if node.instance_uuid is not None:
+        raise exception.NodeAssociated(node=node.uuid,
+                                       instance=node.instance_uuid)
+    if (node.provision_state not in DELETE_ALLOWED_STATES
+            and not node.maintenance):
+        raise exception.NodeInWrongState(
+            err='Can not delete node "%s" while it is in provision state '
+                '"%s". Valid provision states to perform deletion are: '
+                '"%s", or set the node into maintenance mode.'
+                % (node.uuid, node.provision_state,
+                   ', '.join(DELETE_ALLOWED_STATES)))
+    nodes_db.destroy_node(context, node)
+    return '', 204
+
+
+# States ------------------------------------------------------------------
+
+
+def get_node_states(node_ident):
+    node = nodes_db.get_node(flask.g.context, node_ident)
+    body = {
+        'console_enabled': False,
+        'last_error': node.last_error,
+        'power_state': node.power_state,
+        'provision_state': node.provision_state,
+        'provision_updated_at': _timestamp(node.provision_updated_at),
+        'target_power_state': node.target_power_state,
+        'target_provision_state': node.target_provision_state,
+    }
+    if microversion.at_least(RAID_CONFIG):
+        body.update(raid_config={}, target_raid_config={})
+    return flask.jsonify(body)
+
+
+def _accepted(node):
+    return '', 202, {'Location': _node_url(node, '/states')}
+
+
+def set_power_state(node_ident):
+    """Record a power state change; a reboot ends powered on."""
+    body = validation.json_body()
+    validation.validate(schema.POWER, body)
+    target = body['target']
+    if target in SOFT_POWER_TARGETS:
+        raise exception.InvalidParameterValue(
+            err='The power state "%s" is not supported by pool.' % target)
+    if target not in POWER_TARGETS:
+        raise exception.InvalidParameterValue(
+            err='Invalid power state "%s"; expected one of: %s.'
+                % (target, ', '.join(POWER_TARGETS)))
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    node = nodes_db.update_node(context, node, {
+        'power_state': POWER_TARGETS[target], 'target_power_state': None})
+    return _accepted(node)
+
+
+def set_provision_state(node_ident):
+    """Record a provision state transition named by a verb."""
+    body = validation.json_body()
+    validation.validate(schema.PROVISION, body)
+    verb = body['target']
+    if verb not in states.VERBS:
+        raise exception.InvalidParameterValue(
+            err='Invalid provision state target "%s"; expected one of: %s.'
+                % (verb, ', '.join(states.VERBS)))
+    if verb in ('manage', 'provide'):
+        _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    if node.maintenance and verb in MAINTENANCE_REFUSED:
+        raise exception.InvalidState(
+            err='The requested action "%s" can not be performed on node '
+                '"%s" while it is in maintenance mode.' % (verb, node.uuid))
+    allowed_from, result = states.VERBS[verb]
+    if node.provision_state not in allowed_from:
+        raise exception.NodeInWrongState(
+            err='The requested action "%s" can not be performed on node '
+                '"%s" while it is in state "%s".'
+                % (verb, node.uuid, node.provision_state))
+    values = {'provision_state': result, 'target_provision_state': None,
+              'provision_updated_at': db_api.utcnow(), 'last_error': None}
+    if verb == 'manage' and node.power_state is None:
+        # Ironic reads the power state while verifying a node it manages;
+        # with no hardware behind the node it is recorded as off.
+        values['power_state'] = states.POWER_OFF
+    if verb in RELEASING_VERBS:
+        values['instance_info'] = {}
+        node = nodes_db.release_instance(context, node, values, force=True)
+    else:
+        node = nodes_db.update_node(context, node, values)
+    return _accepted(node)
+
+
+# Maintenance -------------------------------------------------------------
+
+
+def set_maintenance(node_ident):
+    reason = flask.request.args.get('reason')
+    if flask.request.get_data(cache=True).strip():
+        body = validation.json_body()
+        validation.validate(schema.MAINTENANCE, body)
+        reason = body.get('reason', reason)
+    elif reason is not None:
+        validation.validate(schema.MAINTENANCE, {'reason': reason})
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    nodes_db.update_node(context, node, {
+        'maintenance': True, 'maintenance_reason': reason})
+    return '', 202
+
+
+def unset_maintenance(node_ident):
+    context = flask.g.context
+    node = nodes_db.get_node(context, node_ident)
+    nodes_db.update_node(context, node, {
+        'maintenance': False, 'maintenance_reason': None})
+    return '', 202

@@ -1,0 +1,76 @@
+"""Node traits: /v1/nodes/<node>/traits."""
+import flask
+
+from pool_api import links
+from pool_api import microversion
+from pool_api.schemas import common
+from pool_api.schemas import nodes as schema
+from pool_api import validation
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import exception
+
+MAX_TRAITS = 50
+
+
+def _node(node_ident):
+    """The node of a traits request; the API does not exist below 1.37."""
+    if not microversion.at_least(microversion.TRAITS):
+        raise exception.NotFound()
+    return nodes_db.get_node(flask.g.context, node_ident)
+
+
+def _traits_url(node, trait=None) -> str:
+    url = links.resource_links('nodes', node.uuid)[0]['href'] + '/traits'
+    return url + '/' + trait if trait is not None else url
+
+
+def _no_content(location=None):
+    headers = {'Location': location} if location else {}
+    return '', 204, headers
+
+
+def list_traits(node_ident):
+    node = _node(node_ident)
+    return flask.jsonify(traits=sorted(t.trait for t in node.traits))
+
+
+def set_traits(node_ident):
+    """Replace all traits of a node."""
+    node = _node(node_ident)
+    body = validation.json_body()
+    validation.validate(schema.TRAITS, body)
+    common.check_traits(body['traits'])
+    node = nodes_db.set_traits(flask.g.context, node, body['traits'])
+    return _no_content(_traits_url(node))
+
+
+def add_trait(node_ident, trait):
+    node = _node(node_ident)
+    if flask.request.get_data(cache=True).strip():
+        if validation.json_body():
+            raise exception.Invalid(
+                'A single node trait may be added via PUT '
+                '/v1/nodes/<node identifier>/traits/<trait> with no body, '
+                'or all node traits may be replaced via PUT '
+                '/v1/nodes/<node identifier>/traits with the list of '
+                'traits specified in the request body.')
+    common.check_traits([trait])
+    current = {t.trait for t in node.traits}
+    if trait not in current and len(current) >= MAX_TRAITS:
+        raise exception.Invalid(
+            'Could not add trait %s to node %s: a node can have at most %d '
+            'traits.' % (trait, node.uuid, MAX_TRAITS))
+    node = nodes_db.add_trait(flask.g.context, node, trait)
+    return _no_content(_traits_url(node, trait))
+
+
+def remove_all_traits(node_ident):
+    node = _node(node_ident)
+    nodes_db.set_traits(flask.g.context, node, [])
+    return _no_content()
+
+
+def remove_trait(node_ident, trait):
+    node = _node(node_ident)
+    nodes_db.remove_trait(flask.g.context, node, trait)
+    return _no_content()

@@ -1,0 +1,73 @@
+"""Request schemas of the nodes API."""
+from pool_api.schemas import common
+
+DESCRIPTION = {'type': ['string', 'null'], 'maxLength': 4096}
+DRIVER = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+RESOURCE_CLASS = {'type': ['string', 'null'], 'maxLength': 80}
+DICT = {'type': 'object'}
+INSTANCE_UUID = {'type': ['string', 'null'], 'maxLength': 36}
+
+# The writable fields of a node, shared by creation and updates.
+_FIELDS = {
+    'name': common.NAME,
+    'description': DESCRIPTION,
+    'driver': DRIVER,
+    'resource_class': RESOURCE_CLASS,
+    'properties': DICT,
+    'extra': DICT,
+    'instance_info': DICT,
+    'driver_info': DICT,
+    'owner': common.PROJECT,
+    'lessee': common.PROJECT,
+}
+
+CREATE = {
+    'type': 'object',
+    'properties': {'uuid': common.UUID, **_FIELDS},
+    'required': ['driver'],
+    'additionalProperties': False,
+}
+
+# The fields a PATCH may change, checked after the patch is applied.
+UPDATE = {
+    'type': 'object',
+    'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS},
+    'required': ['driver'],
+}
+
+POWER = {
+    'type': 'object',
+    'properties': {
+        'target': {'type': 'string', 'maxLength': 255},
+        'timeout': {'type': 'integer', 'minimum': 1},
+    },
+    'required': ['target'],
+    'additionalProperties': False,
+}
+
+PROVISION = {
+    'type': 'object',
+    'properties': {
+        'target': {'type': 'string', 'maxLength': 255},
+        # Accepted for compatibility with deploying clients; pool records
+        # the transition only.
+        'configdrive': {'type': ['string', 'object', 'null']},
+    },
+    'required': ['target'],
+    'additionalProperties': False,
+}
+
+MAINTENANCE = {
+    'type': 'object',
+    'properties': {
+        'reason': {'type': ['string', 'null'], 'maxLength': 4096},
+    },
+    'additionalProperties': False,
+}
+
+TRAITS = {
+    'type': 'object',
+    'properties': {'traits': common.TRAITS},
+    'required': ['traits'],
+    'additionalProperties': False,
+}
