@@ -29,15 +29,16 @@ def main() -> None:
             CONF.database.connection[len('sqlite:///'):]) or '.',
             exist_ok=True)
     migration.upgrade()
-    conductor = service.ConductorService()
-    conductor.start()
     server = wsgi.Server((CONF.api.host_ip, CONF.api.port),
                          app.create_app(), numthreads=CONF.api.threads,
                          server_name='pool-server')
+    # Bind first: a port in use stops the start before anything runs.
+    server.prepare()
+    conductor = service.ConductorService()
+    conductor.start()
     LOG.warning('pool-server serves the API on http://%s:%d with no '
                 'authentication ([DEFAULT] auth_strategy = noauth)',
                 CONF.api.host_ip, CONF.api.port)
-    server.prepare()
     thread = threading.Thread(target=server.serve, name='pool-api',
                               daemon=True)
     thread.start()
