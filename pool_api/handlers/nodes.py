@@ -284,7 +284,8 @@ def update_node(node_ident):
 def delete_node(node_ident):
     context = flask.g.context
     node = nodes_db.get_node(context, node_ident)
-    if node.instance_uuid is not None:
+    # In maintenance a node goes away with its instance and allocation.
+    if node.instance_uuid is not None and not node.maintenance:
         raise exception.NodeAssociated(node=node.uuid,
                                        instance=node.instance_uuid)
     if (node.provision_state not in DELETE_ALLOWED_STATES

@@ -605,6 +605,15 @@ class TestDelete(NodeAPITestCase):
         self.create_node(name='node-1', instance_uuid=instance)
         self.assertError(409, self.delete('/v1/nodes/node-1'), instance)
 
+    def test_node_with_allocation_in_maintenance_goes_with_it(self):
+        self.create_node(name='node-1', provision_state='active')
+        alloc = self.post('/v1/allocations', {'node': 'node-1'}).get_json()
+        self.assertError(409, self.delete('/v1/nodes/node-1'))
+        self.put('/v1/nodes/node-1/maintenance')
+        self.assertEqual(204, self.delete('/v1/nodes/node-1').status_code)
+        self.assertError(404, self.get('/v1/allocations/%s'
+                                       % alloc['uuid']))
+
     def test_active_node_is_409_unless_in_maintenance(self):
         self.create_node(name='node-1', provision_state='active')
         self.assertError(409, self.delete('/v1/nodes/node-1'), 'active')
