@@ -1,4 +1,4 @@
-"""Run pool-api and pool-conductor processes on RabbitMQ and PostgreSQL."""
+"""pool processes for functional tests: a cluster, or one pool-server."""
 import json
 import os
 import signal
@@ -154,3 +154,51 @@ class Cluster(fixtures.Fixture):
             return {r[0] for r in conn.exec_driver_sql(
                 "SELECT hostname FROM conductors WHERE online AND "
                 "updated_at > (now() at time zone 'utc') - interval '5 s'")}
+
+
+class PoolServer(fixtures.Fixture):
+    """A pool-server process on a free port, its SQLite in a temp dir.
+
+    ``url`` is its root URL; ``log()`` returns what it logged.
+    """
+
+    def _setUp(self):
+        self.dir = self.useFixture(fixtures.TempDir()).path
+        self.port = free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        conf = os.path.join(self.dir, 'pool.conf')
+        with open(conf, 'w') as f:
+            f.write('[DEFAULT]\nhost = pool-server-test\nstate_path = %s\n'
+                    'log_file = %s\n[api]\nport = %d\n'
+                    % (self.dir, os.path.join(self.dir, 'pool.log'),
+                       self.port))
+        self.proc = subprocess.Popen(
+            [sys.executable, '-c',
+             'import sys; from pool_api.cmd.server import main; '
+             'sys.argv[0] = "pool-server"; main()',
+             '--config-file', conf],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(self._stop)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + '/v1', timeout=5).read()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise AssertionError('pool-server did not start: %s' % self.log())
+
+    def _stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def log(self) -> str:
+        try:
+            with open(os.path.join(self.dir, 'pool.log')) as f:
+                return f.read()
+        except OSError:
+            return ''
