@@ -5,6 +5,8 @@ from oslo_config import cfg
 
 from pool_conductor.cmd import common
 from pool_conductor.conf import CONF
+from pool_conductor import context
+from pool_conductor.db import consistency
 from pool_conductor.db import migration
 
 
@@ -20,6 +22,17 @@ def _version() -> None:
     print(migration.version() or 'None')
 
 
+def _check() -> None:
+    problems = consistency.find_problems(
+        context.get_admin_context(), CONF.conductor.heartbeat_timeout,
+        CONF.command.stuck_after)
+    for problem in problems:
+        print(problem)
+    if problems:
+        sys.exit(1)
+    print('No problems found.')
+
+
 def _add_parsers(subparsers) -> None:
     parser = subparsers.add_parser(
         'upgrade', help='Upgrade the schema to a revision (default: head).')
@@ -32,6 +45,15 @@ def _add_parsers(subparsers) -> None:
     parser = subparsers.add_parser(
         'version', help='Print the current schema revision.')
     parser.set_defaults(func=_version)
+    parser = subparsers.add_parser(
+        'check', help='Check that no node is held twice, every allocation '
+                      'and node agree, no node is locked by a dead '
+                      'conductor and no allocation is stuck; exit 1 and '
+                      'print the problems otherwise.')
+    parser.add_argument('--stuck-after', type=int, default=120,
+                        help='Seconds after which an allocation still '
+                             'allocating counts as stuck.')
+    parser.set_defaults(func=_check)
 
 
 def main() -> None:

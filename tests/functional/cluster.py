@@ -96,6 +96,16 @@ class Cluster(fixtures.Fixture):
              % (module, name), '--config-file', self._conf(name), *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def check(self) -> tuple[int, str]:
+        """(exit code, output) of pool-dbsync check on the database."""
+        proc = subprocess.run(
+            [sys.executable, '-c',
+             'import sys; from pool_conductor.cmd.dbsync import main; '
+             'sys.argv[0] = "pool-dbsync"; main()',
+             '--config-file', self._conf('api'), 'check'],
+            capture_output=True, text=True, timeout=60)
+        return proc.returncode, proc.stdout
+
     def start(self, name: str, module: str) -> None:
         proc = self._run(module, name)
         self.procs[name] = proc

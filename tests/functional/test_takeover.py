@@ -94,6 +94,8 @@ class TakeoverTestCase(testtools.TestCase):
         self.assertIn(survivor, owners)
         self.assertEqual(0, locked)
         self.assertIn('Took over allocation', self.cluster.log(survivor))
+        returncode, output = self.cluster.check()
+        self.assertEqual((0, 'No problems found.\n'), (returncode, output))
 
     def test_no_live_conductor_is_503(self):
         for host in self.cluster.hosts:
