@@ -1,10 +1,26 @@
-"""pool processes for functional tests: a cluster, or one pool-server."""
+"""pool processes for functional tests: a cluster, or one pool-server.
+
+A cluster is what a multi-node deployment runs, on one machine: pool-api
+processes (behind HAProxy when there are several), pool-conductor
+processes, RabbitMQ as the message bus and PostgreSQL or MariaDB as the
+database, each process with its own configuration file. Run one by hand::
+
+    python -m tests.functional.cluster --db postgresql --apis 2 \\
+        --conductors 3
+
+It prints its URL and the folder of its configuration files and logs, and
+stops everything on Ctrl-C.
+"""
+import argparse
+import datetime
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -13,13 +29,23 @@ import uuid
 import fixtures
 import sqlalchemy as sa
 
-PG_ADMIN_URL = os.environ.get(
-    'POOL_TEST_PG_URL',
-    'postgresql+psycopg2://openstack_citest:openstack_citest@127.0.0.1/'
-    'openstack_citest')
+ADMIN_URLS = {
+    'postgresql': os.environ.get(
+        'POOL_TEST_PG_URL',
+        'postgresql+psycopg2://openstack_citest:openstack_citest@'
+        '127.0.0.1/openstack_citest'),
+    'mysql': os.environ.get(
+        'POOL_TEST_MYSQL_URL',
+        'mysql+pymysql://openstack_citest:openstack_citest@127.0.0.1/'
+        'openstack_citest'),
+}
 RABBIT_URL = os.environ.get('POOL_TEST_TRANSPORT_URL',
                             'rabbit://guest:guest@127.0.0.1:5672/')
 API_VERSION = '1.60'
+# Conductors heartbeat every second and are dead after five seconds of
+# silence, so that a takeover happens within seconds.
+FAST_CONDUCTOR_OPTIONS = {'heartbeat_interval': 1, 'heartbeat_timeout': 5,
+                          'check_allocations_interval': 1}
 
 
 def free_port() -> int:
@@ -28,58 +54,83 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class PostgresDatabase(fixtures.Fixture):
-    """A new, empty PostgreSQL database, dropped afterwards."""
+def _python_main(module: str, argv0: str) -> list[str]:
+    """The command that runs module's main() as the console script."""
+    return [sys.executable, '-c',
+            'import sys; from %s import main; sys.argv[0] = "%s"; main()'
+            % (module, argv0)]
+
+
+class Database(fixtures.Fixture):
+    """A new, empty PostgreSQL or MariaDB database, dropped afterwards."""
+
+    def __init__(self, backend: str = 'postgresql'):
+        super().__init__()
+        self.backend = backend
 
     def _setUp(self):
         self.name = 'pool_%s' % uuid.uuid4().hex[:12]
-        admin = sa.create_engine(PG_ADMIN_URL, isolation_level='AUTOCOMMIT')
+        admin_url = ADMIN_URLS[self.backend]
+        admin = sa.create_engine(admin_url, isolation_level='AUTOCOMMIT')
+        self.addCleanup(admin.dispose)
         with admin.connect() as conn:
             conn.exec_driver_sql('CREATE DATABASE %s' % self.name)
         self.addCleanup(self._drop, admin)
-        self.url = PG_ADMIN_URL.rsplit('/', 1)[0] + '/' + self.name
+        self.url = admin_url.rsplit('/', 1)[0] + '/' + self.name
 
     def _drop(self, admin):
+        force = ' WITH (FORCE)' if self.backend == 'postgresql' else ''
         with admin.connect() as conn:
-            conn.exec_driver_sql('DROP DATABASE IF EXISTS %s WITH (FORCE)'
-                                 % self.name)
-        admin.dispose()
+            conn.exec_driver_sql('DROP DATABASE IF EXISTS %s%s'
+                                 % (self.name, force))
 
 
 class Cluster(fixtures.Fixture):
-    """One pool-api and some pool-conductor processes.
+    """pool-api and pool-conductor processes on one database and bus.
 
-    Conductors heartbeat every second and are declared dead after five, so
-    that a takeover happens within seconds.
+    :param db_url: the database, with the schema or empty.
+    :param conductors: how many pool-conductor processes.
+    :param apis: how many pool-api processes; with more than one, HAProxy
+        listens on ``url`` and spreads requests over them.
+    :param conductor_options: ``[conductor]`` options of every process.
     """
 
-    def __init__(self, db_url: str, conductors: int = 2):
+    def __init__(self, db_url: str, conductors: int = 2, apis: int = 1,
+                 conductor_options: dict | None = None,
+                 directory: str | None = None):
         super().__init__()
         self.db_url = db_url
         self.conductor_count = conductors
+        self.api_count = apis
+        self.conductor_options = dict(
+            FAST_CONDUCTOR_OPTIONS if conductor_options is None
+            else conductor_options)
+        self.directory = directory
 
     def _setUp(self):
-        self.dir = self.useFixture(fixtures.TempDir()).path
-        self.port = free_port()
-        self.url = 'http://127.0.0.1:%d' % self.port
+        self.dir = (self.directory
+                    or self.useFixture(fixtures.TempDir()).path)
         exchange = 'pool-test-%s' % uuid.uuid4().hex[:8]
         self.procs: dict[str, subprocess.Popen] = {}
-        self.hosts = ['conductor-%s-%d' % (exchange, i)
+        self.modules: dict[str, str] = {}
+        self.apis = ['api-%d' % i for i in range(self.api_count)]
+        self.hosts = ['conductor-%d-%s' % (i, exchange[-8:])
                       for i in range(self.conductor_count)]
-        for name in ['api'] + self.hosts:
-            with open(self._conf(name), 'w') as f:
-                f.write(
-                    '[DEFAULT]\nhost = %s\ntransport_url = %s\n'
-                    'control_exchange = %s\nlog_file = %s\n'
-                    '[database]\nconnection = %s\n'
-                    '[api]\nport = %d\nworkers = 1\n'
-                    '[conductor]\nheartbeat_interval = 1\n'
-                    'heartbeat_timeout = 5\ncheck_allocations_interval = 1\n'
-                    % (name, RABBIT_URL, exchange,
-                       os.path.join(self.dir, name + '.log'), self.db_url,
-                       self.port))
-        self._run('pool_conductor.cmd.dbsync', 'api', 'upgrade').wait(60)
-        self.start('api', 'pool_api.cmd.api')
+        self.api_ports = {name: free_port() for name in self.apis}
+        for name in self.apis + self.hosts:
+            self._write_conf(name, exchange)
+        subprocess.run(
+            _python_main('pool_conductor.cmd.dbsync', 'pool-dbsync')
+            + ['--config-file', self._conf(self.apis[0]), 'upgrade'],
+            check=True, capture_output=True, timeout=120)
+        if self.api_count > 1:
+            self.port = free_port()
+            self._start_haproxy()
+        else:
+            self.port = self.api_ports[self.apis[0]]
+        self.url = 'http://127.0.0.1:%d' % self.port
+        for name in self.apis:
+            self.start(name, 'pool_api.cmd.api')
         for host in self.hosts:
             self.start(host, 'pool_conductor.cmd.conductor')
         self.wait_for_api()
@@ -89,25 +140,41 @@ class Cluster(fixtures.Fixture):
     def _conf(self, name: str) -> str:
         return os.path.join(self.dir, name + '.conf')
 
-    def _run(self, module: str, name: str, *args) -> subprocess.Popen:
-        return subprocess.Popen(
-            [sys.executable, '-c',
-             'import sys; from %s import main; sys.argv[0] = "%s"; main()'
-             % (module, name), '--config-file', self._conf(name), *args],
+    def _write_conf(self, name: str, exchange: str) -> None:
+        conductor = ''.join('%s = %s\n' % item
+                            for item in self.conductor_options.items())
+        with open(self._conf(name), 'w') as f:
+            f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
+                    'control_exchange = %s\nlog_file = %s\n'
+                    '[database]\nconnection = %s\n'
+                    '[api]\nport = %d\nworkers = 1\n'
+                    '[conductor]\n%s'
+                    % (name, RABBIT_URL, exchange,
+                       os.path.join(self.dir, name + '.log'), self.db_url,
+                       self.api_ports.get(name, 0), conductor))
+
+    def _start_haproxy(self) -> None:
+        haproxy = shutil.which('haproxy') or '/usr/sbin/haproxy'
+        servers = ''.join(
+            '    server %s 127.0.0.1:%d check inter 500 fall 2 rise 1\n'
+            % (name, port) for name, port in self.api_ports.items())
+        path = os.path.join(self.dir, 'haproxy.cfg')
+        with open(path, 'w') as f:
+            f.write(HAPROXY_CONFIG % {'port': self.port, 'servers': servers})
+        proc = subprocess.Popen([haproxy, '-db', '-f', path],
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        self.procs['haproxy'] = proc
+        self.addCleanup(self._terminate, proc)
+
+    def start(self, name: str, module: str | None = None) -> None:
+        """Start (or start again) the process of a conductor or API."""
+        module = module or self.modules[name]
+        self.modules[name] = module
+        argv0 = 'pool-api' if module.endswith('.api') else 'pool-conductor'
+        proc = subprocess.Popen(
+            _python_main(module, argv0) + ['--config-file', self._conf(name)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def check(self) -> tuple[int, str]:
-        """(exit code, output) of pool-dbsync check on the database."""
-        proc = subprocess.run(
-            [sys.executable, '-c',
-             'import sys; from pool_conductor.cmd.dbsync import main; '
-             'sys.argv[0] = "pool-dbsync"; main()',
-             '--config-file', self._conf('api'), 'check'],
-            capture_output=True, text=True, timeout=60)
-        return proc.returncode, proc.stdout
-
-    def start(self, name: str, module: str) -> None:
-        proc = self._run(module, name)
         self.procs[name] = proc
         self.addCleanup(self._terminate, proc)
 
@@ -146,7 +213,10 @@ class Cluster(fixtures.Fixture):
                 return resp.status, json.loads(raw) if raw else None
         except urllib.error.HTTPError as exc:
             raw = exc.read()
-            return exc.code, json.loads(raw) if raw else None
+            try:
+                return exc.code, json.loads(raw) if raw else None
+            except ValueError:
+                return exc.code, {'error_message': raw.decode()}
 
     def wait_for_api(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
@@ -157,13 +227,57 @@ class Cluster(fixtures.Fixture):
             except OSError:
                 pass
             time.sleep(0.2)
-        raise AssertionError('pool-api did not start: %s' % self.log('api'))
+        raise AssertionError('pool-api did not start: %s'
+                             % self.log(self.apis[0]))
 
     def alive_conductors(self) -> set[str]:
+        timeout = self.conductor_options.get('heartbeat_timeout', 15)
+        since = (datetime.datetime.now(datetime.timezone.utc)
+                 .replace(tzinfo=None)
+                 - datetime.timedelta(seconds=timeout))
         with self.engine.connect() as conn:
-            return {r[0] for r in conn.exec_driver_sql(
-                "SELECT hostname FROM conductors WHERE online AND "
-                "updated_at > (now() at time zone 'utc') - interval '5 s'")}
+            return {host for host, online, updated in conn.execute(
+                sa.text('SELECT hostname, online, updated_at '
+                        'FROM conductors'))
+                    if online and updated and updated > since}
+
+    def wait_for_conductors(self, count: int, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.alive_conductors()) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError('%d conductors did not register'
+                                     % count)
+            time.sleep(0.2)
+
+    def check(self) -> tuple[int, str]:
+        """(exit code, output) of pool-dbsync check on the database."""
+        proc = subprocess.run(
+            _python_main('pool_conductor.cmd.dbsync', 'pool-dbsync')
+            + ['--config-file', self._conf(self.apis[0]), 'check'],
+            capture_output=True, text=True, timeout=60)
+        return proc.returncode, proc.stdout + proc.stderr
+
+
+HAPROXY_CONFIG = """\
+global
+    maxconn 2000
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    retries 3
+    option redispatch
+
+frontend pool_api
+    bind 127.0.0.1:%(port)d
+    default_backend pool_api
+
+backend pool_api
+    balance roundrobin
+    option httpchk GET /v1
+%(servers)s"""
 
 
 class PoolServer(fixtures.Fixture):
@@ -183,10 +297,8 @@ class PoolServer(fixtures.Fixture):
                     % (self.dir, os.path.join(self.dir, 'pool.log'),
                        self.port))
         self.proc = subprocess.Popen(
-            [sys.executable, '-c',
-             'import sys; from pool_api.cmd.server import main; '
-             'sys.argv[0] = "pool-server"; main()',
-             '--config-file', conf],
+            _python_main('pool_api.cmd.server', 'pool-server')
+            + ['--config-file', conf],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(self._stop)
         deadline = time.monotonic() + 60
@@ -212,3 +324,34 @@ class PoolServer(fixtures.Fixture):
                 return f.read()
         except OSError:
             return ''
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description='Run a pool cluster on this machine until Ctrl-C.')
+    parser.add_argument('--db', choices=sorted(ADMIN_URLS),
+                        default='postgresql')
+    parser.add_argument('--apis', type=int, default=2)
+    parser.add_argument('--conductors', type=int, default=3)
+    parser.add_argument('--dir', help='where the configuration files and '
+                                      'logs go (default: a new temporary '
+                                      'folder, removed at the end)')
+    args = parser.parse_args()
+    with Database(args.db) as db:
+        if args.dir:
+            os.makedirs(args.dir, exist_ok=True)
+        with Cluster(db.url, conductors=args.conductors, apis=args.apis,
+                     conductor_options={}, directory=args.dir) as cluster:
+            print('pool cluster at %s (%d pool-api, %d pool-conductor, %s); '
+                  'configuration and logs in %s; Ctrl-C stops it'
+                  % (cluster.url, args.apis, args.conductors, args.db,
+                     cluster.dir), flush=True)
+            stop = threading.Event()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, lambda *_: stop.set())
+            while not stop.wait(1):
+                pass
+
+
+if __name__ == '__main__':
+    main()

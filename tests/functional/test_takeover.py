@@ -17,13 +17,9 @@ class TakeoverTestCase(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        db = self.useFixture(cluster.PostgresDatabase())
+        db = self.useFixture(cluster.Database('postgresql'))
         self.cluster = self.useFixture(cluster.Cluster(db.url, conductors=2))
-        deadline = time.monotonic() + 30
-        while len(self.cluster.alive_conductors()) < 2:
-            self.assertLess(time.monotonic(), deadline,
-                            'conductors did not register')
-            time.sleep(0.2)
+        self.cluster.wait_for_conductors(2)
 
     def enroll(self, count):
         uuids = []
