@@ -2,10 +2,10 @@
 import json
 
 import flask
-from oslo_db import exception as db_exc
 from oslo_log import log
 from werkzeug import exceptions as http_exc
 
+from pool_conductor.db import api as db_api
 from pool_conductor import exception
 
 LOG = log.getLogger(__name__)
@@ -35,7 +35,7 @@ def _http_error(exc: http_exc.HTTPException):
     return response
 
 
-def _database_down(exc: db_exc.DBConnectionError):
+def _database_down(exc: Exception):
     LOG.warning('Database unavailable: %s', exc)
     return _pool_error(exception.DatabaseUnavailable())
 
@@ -51,5 +51,6 @@ def _unexpected(exc: Exception):
 
 def register(app: flask.Flask) -> None:
     app.register_error_handler(exception.PoolException, _pool_error)
-    app.register_error_handler(db_exc.DBConnectionError, _database_down)
+    for error in db_api.UNAVAILABLE_ERRORS:
+        app.register_error_handler(error, _database_down)
     app.register_error_handler(Exception, _unexpected)

@@ -9,6 +9,7 @@ from oslo_log import log
 
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
 
 LOG = log.getLogger(__name__)
 
@@ -99,7 +100,7 @@ class AllocationWorker:
                 # left for us.
                 time.sleep(sleep * (0.5 + random.random()))
                 sleep = min(sleep * 2, _BUSY_SLEEP_MAX)
-        except db_exc.DBConnectionError as exc:
+        except db_api.UNAVAILABLE_ERRORS as exc:
             LOG.warning('Database unreachable while processing allocation '
                         '%(id)s, it will be retried: %(exc)s',
                         {'id': allocation_id, 'exc': exc})

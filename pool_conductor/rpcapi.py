@@ -56,6 +56,11 @@ class ConductorAPI:
 
     def create_allocation(self, context, allocation_id: int,
                           host: str) -> None:
-        """Ask a conductor to process an allocation (a cast: no reply)."""
-        cctxt = self.client.prepare(server=host)
+        """Ask a conductor to process an allocation (a cast: no reply).
+
+        The cast gives up after one reconnection attempt when the message
+        bus is down: the allocation is recorded with the conductor's name,
+        and the conductor finds it by itself on its next check.
+        """
+        cctxt = self.client.prepare(server=host, retry=1)
         cctxt.cast(context, 'create_allocation', allocation_id=allocation_id)

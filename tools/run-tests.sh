@@ -7,7 +7,7 @@
 # functional tests need those, and RabbitMQ with guest/guest. With POOL_TEST_REQUIRE_DB=1 a database that cannot be reached
 # fails the tests instead of skipping them.
 #
-# Usage: tools/run-tests.sh [unit|functional|lint]...   (default: all three)
+# Usage: tools/run-tests.sh [lint|unit|functional|faults]...  (default: all)
 #
 # Prints "N passed, N failed, N skipped" last; exits non-zero on any lint
 # error or failed test.
@@ -87,13 +87,14 @@ stat_of() {
     awk -v key="$1 tests:" 'index($0, key) == 1 {print $NF}' <<<"$2"
 }
 
+# run_suite NAME TEST_PATH [ARGUMENTS OF stestr run...]
 run_suite() {
-    local name=$1
-    shift
+    local name=$1 path=$2
+    shift 2
     local before after rc stats
     printf '\n==> %s tests\n' "$name"
     before=$(run_count)
-    stestr "$@" run
+    stestr --test-path "$path" run "$@"
     rc=$?
     after=$(run_count)
     if [ "$after" = "$before" ]; then
@@ -129,16 +130,25 @@ fi
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
-    suites=(lint unit functional)
+    suites=(lint unit functional faults)
 fi
 
 for suite in "${suites[@]}"; do
     case "$suite" in
         lint) lint ;;
-        unit) run_suite unit --test-path ./tests/unit ;;
-        functional) run_suite functional --test-path ./tests/functional ;;
+        unit) run_suite unit ./tests/unit ;;
+        functional)
+            run_suite functional ./tests/functional \
+                --exclude-regex '^tests\.functional\.faults\.'
+            ;;
+        # They restart RabbitMQ and PostgreSQL: one at a time, alone.
+        faults)
+            run_suite faults ./tests/functional --concurrency 1 \
+                '^tests\.functional\.faults\.'
+            ;;
         *)
-            echo "unknown suite: $suite (lint, unit or functional)" >&2
+            echo "unknown suite: $suite (lint, unit, functional or" \
+                "faults)" >&2
             exit 2
             ;;
     esac

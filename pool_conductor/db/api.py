@@ -7,7 +7,6 @@ from oslo_db.sqlalchemy import enginefacade
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from pool_conductor import exception
 
 main_context_manager = enginefacade.transaction_context()
 _setup_lock = threading.Lock()
@@ -172,8 +171,9 @@ def paginate(query, model, limit: int | None, marker, sort_key: str,
     return query
 
 
-def translate_db_error(exc: Exception) -> Exception:
-    """Map a connection failure to the exception the API answers 503 with."""
-    if isinstance(exc, (db_exc.DBConnectionError,)):
-        return exception.DatabaseUnavailable()
-    return exc
+# Errors that say the database cannot serve now, not that a request is
+# wrong: a refused or lost connection (oslo.db does not translate a refused
+# connection of a pool checkout), an exhausted connection pool, SQLite's
+# busy lock. The work is retried later; the API answers 503.
+UNAVAILABLE_ERRORS = (db_exc.DBConnectionError, sa.exc.OperationalError,
+                      sa.exc.DisconnectionError, sa.exc.TimeoutError)

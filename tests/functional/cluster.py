@@ -71,7 +71,9 @@ class Database(fixtures.Fixture):
     def _setUp(self):
         self.name = 'pool_%s' % uuid.uuid4().hex[:12]
         admin_url = ADMIN_URLS[self.backend]
-        admin = sa.create_engine(admin_url, isolation_level='AUTOCOMMIT')
+        # No pooled connections: they would not survive a database restart.
+        admin = sa.create_engine(admin_url, isolation_level='AUTOCOMMIT',
+                                 poolclass=sa.pool.NullPool)
         self.addCleanup(admin.dispose)
         with admin.connect() as conn:
             conn.exec_driver_sql('CREATE DATABASE %s' % self.name)
@@ -134,7 +136,7 @@ class Cluster(fixtures.Fixture):
         for host in self.hosts:
             self.start(host, 'pool_conductor.cmd.conductor')
         self.wait_for_api()
-        self.engine = sa.create_engine(self.db_url)
+        self.engine = sa.create_engine(self.db_url, pool_pre_ping=True)
         self.addCleanup(self.engine.dispose)
 
     def _conf(self, name: str) -> str:

@@ -1,5 +1,9 @@
 """The allocations API: /v1/allocations and /v1/nodes/<node>/allocation."""
+from unittest import mock
 import uuid
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
@@ -104,6 +108,15 @@ class AllocationAPITestCase(base.APITestCase):
         self.assertError(503, resp, 'conductor')
         self.assertEqual([], allocations_db.list_allocations(self.context,
                                                              {}))
+
+    def test_database_outage_is_503(self):
+        refused = sa.exc.OperationalError(
+            'connect', {}, Exception('Connection refused'))
+        for error in (refused, db_exc.DBConnectionError()):
+            with mock.patch.object(allocations_db, 'list_allocations',
+                                   side_effect=error):
+                self.assertError(503, self.get('/v1/allocations'),
+                                 'database')
 
     def test_failed_cast_leaves_the_row_to_its_conductor(self):
         from pool_conductor import rpcapi

@@ -2,6 +2,7 @@
 from unittest import mock
 
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
@@ -138,10 +139,14 @@ class AllocationWorkerTestCase(base.TestCase):
             self.context, {'resource_class': 'baremetal',
                            'state': 'allocating',
                            'conductor_affinity': 'test-host'})
-        with mock.patch.object(allocations_db, 'reserve_node',
-                               side_effect=db_exc.DBConnectionError()):
-            self.assertIsNone(self.worker.process(alloc.id))
-        self.assertEqual('allocating', allocations_db.get_allocation(
-            self.context, alloc.uuid).state)
+        refused = sa.exc.OperationalError(
+            'connect', {}, Exception('Connection refused'))
+        for error in (db_exc.DBConnectionError(), refused,
+                      sa.exc.TimeoutError('pool exhausted')):
+            with mock.patch.object(allocations_db, 'reserve_node',
+                                   side_effect=error):
+                self.assertIsNone(self.worker.process(alloc.id))
+            self.assertEqual('allocating', allocations_db.get_allocation(
+                self.context, alloc.uuid).state)
         self.assertEqual(allocations_db.RESERVED,
                          self.worker.process(alloc.id))
