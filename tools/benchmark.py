@@ -1,0 +1,201 @@
+"""Benchmark pool end to end and print a table of the figures.
+
+Drives alloc_bench.py (a load generator for the /v1 allocation API)
+against clusters of this machine (HAProxy, pool-api processes, pool-conductor
+processes, RabbitMQ, PostgreSQL or MariaDB: tests/functional/cluster.py)
+and against pool-server, in normal mode (N allocations for N nodes) and
+contention mode (2N allocations for N nodes). With --candidate-query it
+also times the reservation of nodes among many, straight on the database.
+
+    .venv/bin/python tools/benchmark.py --nodes 1000,10000 \\
+        --db postgresql,mysql --conductors 1,3 --server \\
+        --candidate-query 100000
+
+Needs the services and database users that tools/run-tests.sh sets up.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from tests.functional import cluster  # noqa: E402
+
+DEFAULT_BENCH = os.path.join(ROOT, '..', 'shared', 'bench',
+                             'alloc_bench.py')
+COLUMNS = ('deployment', 'N', 'mode', 'active', 'error', 'allocs/s',
+           'POST p50', 'POST p99', 'active p50', 'active p99', 'deletes/s',
+           'double', 'ok')
+
+
+def run_bench(args, url: str, nodes: int) -> list[dict]:
+    """Run alloc_bench.py once; one result per mode."""
+    proc = subprocess.run(
+        [sys.executable, args.bench, '--url', url, '-n', str(nodes),
+         '-c', str(args.clients), '--modes', 'normal,contention',
+         '--api-version', '1.60'],
+        capture_output=True, text=True)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        raise RuntimeError('alloc_bench failed: %s' % proc.stderr[-2000:])
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    rows = []
+    for rnd in result['rounds']:
+        alloc, verify = rnd['allocate'], rnd['verify']
+        rows.append({
+            'N': nodes, 'mode': rnd['mode'],
+            'active': alloc['active'], 'error': alloc['error'],
+            'allocs/s': '%.0f' % alloc['allocs_per_s'],
+            'POST p50': '%.0f ms' % alloc['post_latency']['p50_ms'],
+            'POST p99': '%.0f ms' % alloc['post_latency']['p99_ms'],
+            'active p50': '%.0f ms' % alloc['time_to_active']['p50_ms'],
+            'active p99': '%.0f ms' % alloc['time_to_active']['p99_ms'],
+            'deletes/s': '%.0f' % rnd['delete']['deletes_per_s'],
+            'double': verify['double_allocated_nodes'],
+            'ok': 'yes' if verify['ok'] else 'NO',
+        })
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    widths = {c: max(len(c), *(len(str(r[c])) for r in rows))
+              for c in COLUMNS}
+    rule = '  '.join('=' * widths[c] for c in COLUMNS)
+    print(rule)
+    print('  '.join(c.ljust(widths[c]) for c in COLUMNS))
+    print(rule)
+    for row in rows:
+        print('  '.join(str(row[c]).ljust(widths[c]) for c in COLUMNS))
+    print(rule, flush=True)
+
+
+def bench_clusters(args, rows: list[dict]) -> None:
+    for backend in args.db:
+        for conductors in args.conductors:
+            name = '%d api + %d cond, %s' % (args.apis, conductors, backend)
+            with cluster.Database(backend) as db, cluster.Cluster(
+                    db.url, conductors=conductors, apis=args.apis,
+                    conductor_options={}) as clu:
+                clu.wait_for_conductors(conductors)
+                for nodes in args.nodes:
+                    for row in run_bench(args, clu.url, nodes):
+                        rows.append(dict(row, deployment=name))
+                        print_table(rows[-1:])
+
+
+def bench_server(args, rows: list[dict]) -> None:
+    with cluster.PoolServer() as server:
+        for nodes in args.nodes:
+            for row in run_bench(args, server.url, nodes):
+                rows.append(dict(row, deployment='pool-server, sqlite'))
+                print_table(rows[-1:])
+
+
+def candidate_query(args) -> None:
+    """Time reservations among many nodes, straight on the database."""
+    import sqlalchemy as sa
+
+    from pool_conductor.allocations import AllocationWorker
+    from pool_conductor.conf import CONF
+    from pool_conductor import context as pool_context
+    from pool_conductor.db import allocations as allocations_db
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import migration
+    from pool_conductor.db import models
+
+    CONF([], project='pool')
+    context = pool_context.get_admin_context()
+    total, reservations = args.candidate_query, 500
+    for backend in args.db:
+        with cluster.Database(backend) as db:
+            engine = sa.create_engine(db.url)
+            db_api.setup_engine_hooks(engine)
+            migration.upgrade(engine=engine)
+            # The engine facade starts once, on the first database.
+            CONF.set_override('connection', db.url, group='database')
+            restore = db_api.main_context_manager.patch_engine(engine)
+            try:
+                started = time.monotonic()
+                with engine.begin() as conn:
+                    for start in range(0, total, 5000):
+                        conn.execute(sa.insert(models.Node), [
+                            {'uuid': '%08x-0000-4000-8000-%012x' % (i, i),
+                             'driver': 'fake-hardware',
+                             'resource_class': 'rc-%d' % (i % 10),
+                             'provision_state': 'available',
+                             'power_state': 'power off',
+                             'maintenance': False, 'properties': {},
+                             'extra': {}, 'instance_info': {},
+                             'driver_info': {}, 'generation': 0,
+                             'created_at': db_api.utcnow()}
+                            for i in range(start, min(start + 5000,
+                                                      total))])
+                enrolled = time.monotonic() - started
+                worker = AllocationWorker('bench-host', 1)
+                ids = [allocations_db.create_allocation(context, {
+                    'resource_class': 'rc-3', 'state': 'allocating',
+                    'conductor_affinity': 'bench-host'}).id
+                    for _ in range(reservations)]
+                started = time.monotonic()
+                outcomes = [worker.process(i) for i in ids]
+                elapsed = time.monotonic() - started
+                worker.stop()
+                plan = _explain(engine)
+            finally:
+                restore()
+                engine.dispose()
+        print('%s: %d nodes inserted in %.1f s; %d reservations among %d '
+              'candidates (of %d nodes), one at a time: %.2f ms each, %d '
+              'reserved; candidate query plan: %s'
+              % (backend, total, enrolled, reservations, total // 10, total,
+                 1000 * elapsed / reservations,
+                 outcomes.count(allocations_db.RESERVED), plan), flush=True)
+
+
+def _explain(engine) -> str:
+    query = ("SELECT id FROM nodes WHERE resource_class = 'rc-3' AND "
+             "provision_state = 'available' AND id >= 5000 AND maintenance "
+             "= false AND instance_uuid IS NULL ORDER BY id LIMIT 1")
+    with engine.connect() as conn:
+        rows = [' '.join(str(c) for c in r)
+                for r in conn.exec_driver_sql('EXPLAIN ' + query)]
+    return ' -> '.join(r.strip() for r in rows[:2])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+
+    def numbers(text):
+        return [int(n) for n in text.split(',') if n]
+
+    parser.add_argument('--nodes', type=numbers, default=[1000])
+    parser.add_argument('--db', type=lambda t: t.split(','),
+                        default=['postgresql'])
+    parser.add_argument('--conductors', type=numbers, default=[1, 3])
+    parser.add_argument('--apis', type=int, default=2)
+    parser.add_argument('--clients', type=int, default=32)
+    parser.add_argument('--server', action='store_true',
+                        help='also measure pool-server')
+    parser.add_argument('--no-clusters', action='store_true')
+    parser.add_argument('--candidate-query', type=int, default=0,
+                        metavar='NODES')
+    parser.add_argument('--bench', default=DEFAULT_BENCH,
+                        help='path of alloc_bench.py')
+    args = parser.parse_args()
+    rows: list[dict] = []
+    if not args.no_clusters:
+        bench_clusters(args, rows)
+    if args.server:
+        bench_server(args, rows)
+    if rows:
+        print('\nAll runs, %d clients:' % args.clients)
+        print_table(rows)
+    if args.candidate_query:
+        candidate_query(args)
+
+
+if __name__ == '__main__':
+    main()
