@@ -41,6 +41,11 @@ def main() -> None:
         'worker_class': 'gthread',
         'threads': CONF.api.threads,
         'timeout': 60,
+        # Idle client connections stay open longer than the idle timeout
+        # of load balancers and client pools, so that the server is never
+        # the side that closes a connection just as a request is sent on
+        # it (gunicorn's default is 2 s).
+        'keepalive': 75,
         'graceful_timeout': 20,
         'proc_name': 'pool-api',
         'accesslog': None,

@@ -68,9 +68,11 @@ def create_allocation(context, values: dict) -> models.Allocation:
                 raise exception.AllocationAlreadyExists(uuid=values['uuid'])
             session.add(alloc)
             session.flush()
+            # Loads node_uuid in this transaction rather than another.
+            session.refresh(alloc)
     except db_exc.DBDuplicateEntry as exc:
         _raise_duplicate(exc, values)
-    return get_allocation_by_id(context, alloc.id)
+    return alloc
 
 
 def backfill_allocation(context, values: dict,
