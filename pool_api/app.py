@@ -10,7 +10,7 @@ from pool_conductor import context as pool_context
 from pool_conductor import rpcapi
 
 # Requests to these paths ignore version headers, as Ironic's root does.
-_UNVERSIONED = ('/',)
+_UNVERSIONED = ('/', '/v1/openapi.json')
 
 
 def _before_request() -> None:

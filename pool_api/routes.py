@@ -1,6 +1,7 @@
 """The route table of the API: (rule, method, handler)."""
 from pool_api.handlers import allocations
 from pool_api.handlers import nodes
+from pool_api.handlers import openapi
 from pool_api.handlers import root
 from pool_api.handlers import traits
 
@@ -10,6 +11,7 @@ ALLOCATION = '/v1/allocations/<allocation_ident>'
 ROUTES = [
     ('/', 'GET', root.get_root),
     ('/v1', 'GET', root.get_v1),
+    ('/v1/openapi.json', 'GET', openapi.get_openapi),
 
     ('/v1/nodes', 'GET', nodes.list_nodes),
     ('/v1/nodes', 'POST', nodes.create_node),

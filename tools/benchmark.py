@@ -33,11 +33,16 @@ COLUMNS = ('deployment', 'N', 'mode', 'active', 'error', 'allocs/s',
 
 
 def run_bench(args, url: str, nodes: int) -> list[dict]:
-    """Run alloc_bench.py once; one result per mode."""
+    """Run alloc_bench.py once; one result per mode.
+
+    The nodes of a size stay enrolled (resource class bench-N), so that
+    the next deployment on the same database reuses them.
+    """
     proc = subprocess.run(
         [sys.executable, args.bench, '--url', url, '-n', str(nodes),
          '-c', str(args.clients), '--modes', 'normal,contention',
-         '--api-version', '1.60'],
+         '--api-version', '1.60', '--resource-class', 'bench-%d' % nodes,
+         '--reuse-nodes', '--keep-nodes'],
         capture_output=True, text=True)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
         raise RuntimeError('alloc_bench failed: %s' % proc.stderr[-2000:])
@@ -74,16 +79,18 @@ def print_table(rows: list[dict]) -> None:
 
 def bench_clusters(args, rows: list[dict]) -> None:
     for backend in args.db:
-        for conductors in args.conductors:
-            name = '%d api + %d cond, %s' % (args.apis, conductors, backend)
-            with cluster.Database(backend) as db, cluster.Cluster(
-                    db.url, conductors=conductors, apis=args.apis,
-                    conductor_options={}) as clu:
-                clu.wait_for_conductors(conductors)
-                for nodes in args.nodes:
-                    for row in run_bench(args, clu.url, nodes):
-                        rows.append(dict(row, deployment=name))
-                        print_table(rows[-1:])
+        with cluster.Database(backend) as db:
+            for conductors in args.conductors:
+                name = '%d api + %d cond, %s' % (args.apis, conductors,
+                                                 backend)
+                with cluster.Cluster(db.url, conductors=conductors,
+                                     apis=args.apis,
+                                     conductor_options={}) as clu:
+                    clu.wait_for_conductors(conductors)
+                    for nodes in args.nodes:
+                        for row in run_bench(args, clu.url, nodes):
+                            rows.append(dict(row, deployment=name))
+                            print_table(rows[-1:])
 
 
 def bench_server(args, rows: list[dict]) -> None:

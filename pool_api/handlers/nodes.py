@@ -143,12 +143,13 @@ def _reject_newer_fields(names, what: str) -> None:
 # Collections -------------------------------------------------------------
 
 
-def _filter_arg(name: str, max_length: int, minor: int | None = None):
+def _filter_arg(name: str, minor: int | None = None):
     value = flask.request.args.get(name)
     if value is None:
         return None
     if minor is not None:
         _require_version(minor, 'The %s filter' % name)
+    max_length = schema.FILTERS[name]['maxLength']
     if len(value) > max_length:
         raise exception.InvalidParameterValue(
             err='Invalid value for the %s parameter: it must be at most %d '
@@ -158,14 +159,14 @@ def _filter_arg(name: str, max_length: int, minor: int | None = None):
 
 def _filters() -> dict:
     filters = {
-        'provision_state': _filter_arg('provision_state', 255,
+        'provision_state': _filter_arg('provision_state',
                                        PROVISION_STATE_FILTER),
-        'resource_class': _filter_arg('resource_class', 80,
+        'resource_class': _filter_arg('resource_class',
                                       microversion.RESOURCE_CLASS),
-        'owner': _filter_arg('owner', 255, microversion.OWNER),
-        'lessee': _filter_arg('lessee', 255, microversion.LESSEE),
-        'driver': _filter_arg('driver', 255, DRIVER_FILTER),
-        'instance_uuid': _filter_arg('instance_uuid', 36),
+        'owner': _filter_arg('owner', microversion.OWNER),
+        'lessee': _filter_arg('lessee', microversion.LESSEE),
+        'driver': _filter_arg('driver', DRIVER_FILTER),
+        'instance_uuid': _filter_arg('instance_uuid'),
         'maintenance': params.get_bool('maintenance'),
         'associated': params.get_bool('associated'),
     }

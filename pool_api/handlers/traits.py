@@ -9,7 +9,7 @@ from pool_api import validation
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
 
-MAX_TRAITS = 50
+MAX_TRAITS = common.TRAITS['maxItems']
 
 
 def _node(node_ident):

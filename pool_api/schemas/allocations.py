@@ -1,5 +1,6 @@
 """Request schemas of the allocations API."""
 from pool_api.schemas import common
+from pool_conductor import states
 
 CREATE = {
     'type': 'object',
@@ -24,4 +25,12 @@ UPDATE = {
         'name': common.NAME,
         'extra': common.EXTRA,
     },
+}
+
+# Query parameters of GET /v1/allocations that filter the list.
+FILTERS = {
+    'resource_class': {'type': 'string'},
+    'state': {'type': 'string', 'enum': list(states.ALLOCATION_STATES)},
+    'node': {'type': 'string'},
+    'owner': {'type': 'string'},
 }

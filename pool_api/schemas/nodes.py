@@ -71,3 +71,16 @@ TRAITS = {
     'required': ['traits'],
     'additionalProperties': False,
 }
+
+# Query parameters of GET /v1/nodes and /v1/nodes/detail that filter the
+# list; the handler checks the length of the string ones.
+FILTERS = {
+    'provision_state': {'type': 'string', 'maxLength': 255},
+    'resource_class': {'type': 'string', 'maxLength': 80},
+    'owner': {'type': 'string', 'maxLength': 255},
+    'lessee': {'type': 'string', 'maxLength': 255},
+    'driver': {'type': 'string', 'maxLength': 255},
+    'instance_uuid': {'type': 'string', 'maxLength': 36},
+    'maintenance': {'type': 'boolean'},
+    'associated': {'type': 'boolean'},
+}
