@@ -24,11 +24,6 @@ opts = [
                min=1,
                help='Number of threads of a conductor that process '
                     'allocations.'),
-    cfg.IntOpt('allocation_batch_size',
-               default=32,
-               min=1,
-               help='Largest number of pending allocations a worker '
-                    'reserves nodes for in one database transaction.'),
 ]
 
 
