@@ -134,7 +134,8 @@ def backfill_allocation(context, values: dict,
                 .values(allocation_id=alloc.id,
                         instance_uuid=values['uuid'],
                         generation=node.generation + 1,
-                        updated_at=api.utcnow()))
+                        updated_at=api.utcnow()),
+                execution_options=api.NO_SYNC)
             if res.rowcount != 1:
                 raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
     except db_exc.DBDuplicateEntry as exc:
@@ -172,7 +173,8 @@ def update_allocation(context, alloc: models.Allocation,
         with api.writer(context) as session:
             res = session.execute(sa.update(models.Allocation)
                                   .where(models.Allocation.id == alloc.id)
-                                  .values(**values))
+                                  .values(**values),
+                                  execution_options=api.NO_SYNC)
             if res.rowcount != 1:
                 raise exception.AllocationNotFound(allocation=alloc.uuid)
     except db_exc.DBDuplicateEntry as exc:
@@ -216,9 +218,11 @@ def destroy_allocation(context, alloc: models.Allocation) -> None:
                        models.Node.allocation_id == current.id)
                 .values(instance_uuid=None, allocation_id=None,
                         generation=models.Node.generation + 1,
-                        updated_at=api.utcnow()))
+                        updated_at=api.utcnow()),
+                execution_options=api.NO_SYNC)
         session.execute(sa.delete(models.Allocation)
-                        .where(models.Allocation.id == current.id))
+                        .where(models.Allocation.id == current.id),
+                        execution_options=api.NO_SYNC)
 
 
 # Conductor side ---------------------------------------------------------
@@ -344,7 +348,8 @@ def reserve_node(context, alloc_id: int, host: str,
                        node.maintenance.is_(False))
                 .values(instance_uuid=alloc.uuid, allocation_id=alloc.id,
                         instance_info=info, generation=node.generation + 1,
-                        updated_at=api.utcnow()))
+                        updated_at=api.utcnow()),
+                execution_options=api.NO_SYNC)
             if res.rowcount != 1:
                 raise _Rollback(BUSY)
             if not _finish(session, alloc_id, host,
@@ -366,7 +371,8 @@ def reserve_node(context, alloc_id: int, host: str,
 def _finish(session, alloc_id: int, host: str, **values) -> bool:
     res = session.execute(sa.update(models.Allocation)
                           .where(*_guarded(alloc_id, host))
-                          .values(updated_at=api.utcnow(), **values))
+                          .values(updated_at=api.utcnow(), **values),
+                          execution_options=api.NO_SYNC)
     return res.rowcount == 1
 
 
@@ -416,5 +422,6 @@ def take_over(context, alloc_id: int, old_host: str | None,
             .where(models.Allocation.id == alloc_id,
                    models.Allocation.state == states.ALLOCATING,
                    aff.is_(None) if old_host is None else aff == old_host)
-            .values(conductor_affinity=new_host, updated_at=api.utcnow()))
+            .values(conductor_affinity=new_host, updated_at=api.utcnow()),
+            execution_options=api.NO_SYNC)
         return res.rowcount == 1

@@ -95,6 +95,12 @@ def _install_hooks() -> None:
 _install_hooks()
 
 
+# Execution options of an UPDATE or DELETE: the objects of the session are
+# not brought in line (every read uses populate_existing), which saves
+# evaluating the statement's criteria in Python.
+NO_SYNC = {'synchronize_session': False}
+
+
 def reader(context):
     """A read transaction bound to the context (joins an open one)."""
     return main_context_manager.reader.using(context)
