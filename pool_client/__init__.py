@@ -1,0 +1,1 @@
+"""The ``openstack pool`` command line client of the pool API."""

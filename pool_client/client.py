@@ -1,0 +1,295 @@
+"""A thin client of the pool API on a keystoneauth session.
+
+It speaks the ``/v1`` API (Ironic's nodes and allocations API), sends the
+API version in ``X-OpenStack-Ironic-API-Version`` and turns error
+responses into :class:`PoolClientError` with the server's message.
+"""
+import json
+import time
+import urllib.parse
+
+from keystoneauth1 import exceptions as ksa_exc
+from osc_lib import exceptions
+
+LATEST_VERSION = '1.60'
+VERSION_HEADER = 'X-OpenStack-Ironic-API-Version'
+ALLOCATING = 'allocating'
+
+
+class PoolClientError(exceptions.CommandError):
+    """A request failed: the server's message and the HTTP status code.
+
+    ``status_code`` is None when no response came (connection errors,
+    timeouts of the client's own waits).
+    """
+
+    def __init__(self, message: str, status_code: int | None = None):
+        self.message = message
+        self.status_code = status_code
+        if status_code is not None:
+            text = '%s (HTTP %d)' % (message, status_code)
+        else:
+            text = message
+        super().__init__(text)
+
+
+def error_message(response) -> str:
+    """The message of an error response.
+
+    pool, like Ironic, answers ``{"error_message": "<JSON string>"}``
+    where the JSON string is ``{"faultstring": ..., ...}``.
+    """
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        message = body.get('error_message', body)
+        if isinstance(message, str):
+            try:
+                message = json.loads(message)
+            except ValueError:
+                return message
+        if isinstance(message, dict):
+            for key in ('faultstring', 'message', 'title'):
+                if message.get(key):
+                    return str(message[key])
+        elif message:
+            return str(message)
+    text = (getattr(response, 'text', '') or '').strip()
+    return text or getattr(response, 'reason', None) or 'Request failed'
+
+
+def trim_endpoint(endpoint: str) -> str:
+    """The endpoint without a trailing slash or API version."""
+    endpoint = endpoint.rstrip('/')
+    if endpoint.endswith('/v1'):
+        endpoint = endpoint[:-len('/v1')]
+    return endpoint
+
+
+def _path(*parts: str) -> str:
+    return '/v1/' + '/'.join(urllib.parse.quote(str(p), safe='')
+                             for p in parts)
+
+
+def _query(params: dict | None) -> dict | None:
+    """Query parameters without the unset ones, booleans as the API wants
+    them and lists joined by commas."""
+    if not params:
+        return None
+    query = {}
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = 'true' if value else 'false'
+        elif isinstance(value, list | tuple):
+            value = ','.join(value)
+        query[key] = value
+    return query or None
+
+
+class Client:
+    """The pool API.
+
+    :param session: a keystoneauth session (osc-lib's
+        ``instance.session``).
+    :param endpoint: the root URL of the API, with or without ``/v1``.
+    :param api_version: the API version every request asks for.
+    :param poll_interval: seconds between two polls of :meth:`wait`.
+    """
+
+    def __init__(self, session, endpoint: str,
+                 api_version: str = LATEST_VERSION,
+                 poll_interval: float = 1.0):
+        self.session = session
+        self.endpoint = trim_endpoint(endpoint)
+        self.api_version = api_version
+        self.poll_interval = poll_interval
+
+    # HTTP ------------------------------------------------------------------
+
+    def request(self, method: str, path: str, body=None,
+                params: dict | None = None):
+        """Send a request; the decoded JSON response or None.
+
+        :param path: a path below the endpoint (``/v1/nodes``) or a full
+            URL.
+        :raises: PoolClientError
+        """
+        if path.startswith(('http://', 'https://')):
+            url = path
+        else:
+            url = self.endpoint + path
+        headers = {VERSION_HEADER: self.api_version,
+                   'Accept': 'application/json'}
+        kwargs = {}
+        if body is not None:
+            kwargs['json'] = body
+        query = _query(params)
+        if query:
+            kwargs['params'] = query
+        try:
+            response = self.session.request(url, method, headers=headers,
+                                            raise_exc=False, **kwargs)
+        except ksa_exc.ConnectionError as exc:
+            raise PoolClientError('Unable to reach the pool API at %s: %s'
+                                  % (self.endpoint, exc)) from None
+        except ksa_exc.ClientException as exc:
+            raise PoolClientError('%s %s failed: %s'
+                                  % (method, url, exc)) from None
+        if response.status_code >= 400:
+            raise PoolClientError(error_message(response),
+                                  response.status_code)
+        if response.status_code == 204 or not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise PoolClientError(
+                'The pool API answered %s %s with a body that is not JSON'
+                % (method, url), response.status_code) from None
+
+    def get(self, path: str, params: dict | None = None):
+        return self.request('GET', path, params=params)
+
+    def post(self, path: str, body=None, params: dict | None = None):
+        return self.request('POST', path, body=body, params=params)
+
+    def put(self, path: str, body=None, params: dict | None = None):
+        return self.request('PUT', path, body=body, params=params)
+
+    def patch(self, path: str, body=None):
+        return self.request('PATCH', path, body=body)
+
+    def delete(self, path: str, params: dict | None = None):
+        return self.request('DELETE', path, params=params)
+
+    def _list(self, collection: str, key: str, params: dict,
+              limit: int | None = None) -> list:
+        """All items of a collection, following its ``next`` links.
+
+        :param limit: the most items to return; None or 0 for all.
+        """
+        params = dict(params)
+        if limit:
+            params['limit'] = limit
+        path = '/v1/' + collection
+        items: list = []
+        seen = set()
+        while True:
+            body = self.get(path, params=params) or {}
+            items.extend(body.get(key) or [])
+            if limit and len(items) >= limit:
+                return items[:limit]
+            next_url = body.get('next')
+            if not next_url:
+                return items
+            query = urllib.parse.parse_qs(
+                urllib.parse.urlsplit(next_url).query)
+            params = {k: v[-1] for k, v in query.items()}
+            marker = params.get('marker')
+            if not marker or marker in seen:
+                return items
+            seen.add(marker)
+
+    # Nodes -----------------------------------------------------------------
+
+    def node_create(self, **fields) -> dict:
+        return self.post('/v1/nodes', body=fields)
+
+    def node_list(self, fields=None, detail: bool = False,
+                  limit: int | None = None, marker: str | None = None,
+                  sort_key: str | None = None, sort_dir: str | None = None,
+                  **filters) -> list:
+        """Nodes matching the filters (provision_state, resource_class,
+        maintenance, associated, owner, lessee, driver, instance_uuid)."""
+        params = dict(filters, fields=fields, marker=marker,
+                      sort_key=sort_key, sort_dir=sort_dir)
+        collection = 'nodes/detail' if detail and not fields else 'nodes'
+        return self._list(collection, 'nodes', params, limit)
+
+    def node_get(self, node: str, fields=None) -> dict:
+        return self.get(_path('nodes', node), params={'fields': fields})
+
+    def node_update(self, node: str, patch: list) -> dict:
+        """Change a node with a JSON Patch."""
+        return self.patch(_path('nodes', node), body=patch)
+
+    def node_delete(self, node: str) -> None:
+        self.delete(_path('nodes', node))
+
+    def node_set_provision_state(self, node: str, verb: str) -> None:
+        self.put(_path('nodes', node, 'states', 'provision'),
+                 body={'target': verb})
+
+    def node_set_maintenance(self, node: str,
+                             reason: str | None = None) -> None:
+        body = {'reason': reason} if reason is not None else None
+        self.put(_path('nodes', node, 'maintenance'), body=body)
+
+    def node_unset_maintenance(self, node: str) -> None:
+        self.delete(_path('nodes', node, 'maintenance'))
+
+    def node_traits(self, node: str) -> list:
+        return (self.get(_path('nodes', node, 'traits')) or {}).get(
+            'traits', [])
+
+    def node_set_traits(self, node: str, traits: list) -> None:
+        self.put(_path('nodes', node, 'traits'), body={'traits': traits})
+
+    def node_add_trait(self, node: str, trait: str) -> None:
+        self.put(_path('nodes', node, 'traits', trait))
+
+    def node_remove_trait(self, node: str, trait: str | None = None) -> None:
+        """Remove one trait of a node, or all of them when trait is None."""
+        if trait is None:
+            self.delete(_path('nodes', node, 'traits'))
+        else:
+            self.delete(_path('nodes', node, 'traits', trait))
+
+    # Allocations -----------------------------------------------------------
+
+    def allocation_create(self, **fields) -> dict:
+        return self.post('/v1/allocations', body=fields)
+
+    def allocation_list(self, fields=None, limit: int | None = None,
+                        marker: str | None = None,
+                        sort_key: str | None = None,
+                        sort_dir: str | None = None, **filters) -> list:
+        """Allocations matching the filters (node, resource_class, state,
+        owner)."""
+        params = dict(filters, fields=fields, marker=marker,
+                      sort_key=sort_key, sort_dir=sort_dir)
+        return self._list('allocations', 'allocations', params, limit)
+
+    def allocation_get(self, allocation: str, fields=None) -> dict:
+        return self.get(_path('allocations', allocation),
+                        params={'fields': fields})
+
+    def allocation_update(self, allocation: str, patch: list) -> dict:
+        """Change the name or extra of an allocation with a JSON Patch."""
+        return self.patch(_path('allocations', allocation), body=patch)
+
+    def allocation_delete(self, allocation: str) -> None:
+        self.delete(_path('allocations', allocation))
+
+    def allocation_wait(self, allocation: str,
+                        timeout: float | None = 0) -> dict:
+        """Poll an allocation until it is no longer ``allocating``.
+
+        :param timeout: seconds to wait at most; 0 or None waits forever.
+        :returns: the allocation, ``active`` or ``error``.
+        :raises: PoolClientError on timeout
+        """
+        deadline = time.monotonic() + timeout if timeout else None
+        while True:
+            result = self.allocation_get(allocation)
+            if result.get('state') != ALLOCATING:
+                return result
+            if deadline is not None and time.monotonic() >= deadline:
+                raise PoolClientError(
+                    'Allocation %s is still allocating after %s seconds'
+                    % (result.get('uuid', allocation), timeout))
+            time.sleep(self.poll_interval)

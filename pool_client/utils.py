@@ -1,0 +1,132 @@
+"""Helpers of the commands: key=value arguments, JSON Patch, columns."""
+import json
+
+from osc_lib.cli import format_columns
+from osc_lib import exceptions
+
+# Column headers of list output, as python-ironicclient labels them.
+LABELS = {
+    'uuid': 'UUID',
+    'instance_uuid': 'Instance UUID',
+    'allocation_uuid': 'Allocation UUID',
+    'node_uuid': 'Node UUID',
+    'provision_state': 'Provisioning State',
+    'target_provision_state': 'Target Provision State',
+    'provision_updated_at': 'Provisioning Updated At',
+    'driver_info': 'Driver Info',
+}
+
+
+def label(field: str) -> str:
+    return LABELS.get(field) or field.replace('_', ' ').title()
+
+
+def split_and_deserialize(string: str) -> tuple:
+    """(key, value) of "key=value"; the value JSON-decoded when it is JSON.
+
+    :raises: CommandError without "="
+    """
+    key, sep, value = string.partition('=')
+    if not sep or not key:
+        raise exceptions.CommandError(
+            'Attributes must be a list of PATH=VALUE not "%s"' % string)
+    try:
+        value = json.loads(value)
+    except ValueError:
+        pass
+    return key, value
+
+
+def key_value_pairs_to_dict(pairs) -> dict:
+    return dict(split_and_deserialize(p) for p in pairs or ())
+
+
+def args_array_to_patch(op: str, attributes) -> list:
+    """JSON Patch operations: "path=value" for add and replace, "path" for
+    remove."""
+    patch = []
+    for attr in attributes:
+        if not attr.startswith('/'):
+            attr = '/' + attr
+        if op in ('add', 'replace'):
+            path, value = split_and_deserialize(attr)
+            patch.append({'op': op, 'path': path, 'value': value})
+        elif op == 'remove':
+            patch.append({'op': op, 'path': attr})
+        else:
+            raise exceptions.CommandError('Unknown PATCH operation: %s' % op)
+    return patch
+
+
+def flatten(values) -> list:
+    """The values of an option with nargs='+' and action='append'."""
+    return [v for group in values or () for v in group]
+
+
+def format_value(value):
+    if isinstance(value, dict):
+        return format_columns.DictColumn(value)
+    if isinstance(value, list):
+        return format_columns.ListColumn(value)
+    return value
+
+
+def show(resource: dict, exclude=('links',)) -> tuple:
+    """(columns, data) of a ShowOne: the fields sorted by name."""
+    data = {k: format_value(v) for k, v in resource.items()
+            if k not in exclude}
+    columns = tuple(sorted(data))
+    return columns, tuple(data[c] for c in columns)
+
+
+def rows(items, fields) -> tuple:
+    """(labels, rows) of a Lister."""
+    return (tuple(label(f) for f in fields),
+            [tuple(format_value(item.get(f)) for f in fields)
+             for item in items])
+
+
+def parse_sort(sort: str | None) -> list:
+    """[(key, reverse), ...] of "key1[:asc|desc],key2..."."""
+    keys = []
+    for part in (sort or '').split(','):
+        part = part.strip()
+        if not part:
+            continue
+        key, _, direction = part.partition(':')
+        direction = direction or 'asc'
+        if not key or direction not in ('asc', 'desc'):
+            raise exceptions.CommandError(
+                'Invalid sort "%s": expected <key>[:asc|desc]' % part)
+        keys.append((key, direction == 'desc'))
+    return keys
+
+
+def sort_items(items: list, sort: str | None) -> list:
+    """Items sorted by the keys of --sort; None sorts first."""
+    items = list(items)
+    for key, reverse in reversed(parse_sort(sort)):
+        def sort_key(item, key=key):
+            value = item.get(key)
+            if value is None:
+                return (0, '')
+            if isinstance(value, bool | int | float):
+                return (1, value)
+            return (2, str(value))
+        items.sort(key=sort_key, reverse=reverse)
+    return items
+
+
+def server_sort(sort: str | None, allowed) -> dict:
+    """sort_key and sort_dir of the first --sort key the API can sort by."""
+    keys = parse_sort(sort)
+    if keys and keys[0][0] in allowed:
+        key, reverse = keys[0]
+        return {'sort_key': key, 'sort_dir': 'desc' if reverse else 'asc'}
+    return {}
+
+
+def check_limit(limit) -> None:
+    if limit is not None and limit < 0:
+        raise exceptions.CommandError(
+            'Expected non-negative --limit, got %s' % limit)

@@ -1,0 +1,1 @@
+"""The commands of ``openstack pool`` for version 1 of the API."""

@@ -1,0 +1,283 @@
+"""``openstack pool allocation ...`` commands."""
+import logging
+
+from osc_lib.command import command
+from osc_lib import exceptions
+
+from pool_client import utils
+
+FIELDS = ('uuid', 'name', 'state', 'owner', 'node_uuid', 'last_error',
+          'resource_class', 'traits', 'candidate_nodes', 'extra',
+          'created_at', 'updated_at')
+LIST_FIELDS = ('uuid', 'name', 'resource_class', 'state', 'node_uuid')
+SORT_KEYS = ('uuid', 'name', 'state', 'resource_class', 'owner',
+             'created_at', 'updated_at')
+ERROR = 'error'
+
+
+def _add_fields_argument(parser, help_text):
+    parser.add_argument(
+        '--fields',
+        nargs='+',
+        dest='fields',
+        metavar='<field>',
+        action='append',
+        choices=FIELDS,
+        default=[],
+        help=help_text)
+
+
+class CreateAllocation(command.ShowOne):
+    """Create a new allocation: reserve a node of the pool."""
+
+    log = logging.getLogger(__name__ + '.CreateAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--resource-class', metavar='<resource_class>',
+            help='Resource class to request.')
+        parser.add_argument(
+            '--trait', metavar='<trait>', action='append', dest='traits',
+            help='A trait to request. Can be specified multiple times.')
+        parser.add_argument(
+            '--candidate-node', metavar='<node>', action='append',
+            dest='candidate_nodes',
+            help='A candidate node for this allocation. Can be specified '
+                 'multiple times. If at least one is specified, only these '
+                 'nodes are considered for the allocation.')
+        parser.add_argument(
+            '--name', metavar='<name>',
+            help='Unique name of the allocation.')
+        parser.add_argument(
+            '--uuid', metavar='<uuid>', help='UUID of the allocation.')
+        parser.add_argument(
+            '--owner', metavar='<owner>', help='Owner of the allocation.')
+        parser.add_argument(
+            '--extra', metavar='<key=value>', action='append',
+            help='Record arbitrary key/value metadata. Can be specified '
+                 'multiple times.')
+        parser.add_argument(
+            '--node', metavar='<node>',
+            help='Backfill this allocation from the given node, which '
+                 'already has an instance. Bypasses the normal allocation '
+                 'process.')
+        parser.add_argument(
+            '--wait', type=int, dest='wait_timeout', default=None,
+            metavar='<time-out>', const=0, nargs='?',
+            help='Wait for the new allocation to become active. An error is '
+                 'returned if the allocation fails. Optionally takes a '
+                 'timeout in seconds; the default, 0, waits indefinitely.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        if not parsed_args.node and not parsed_args.resource_class:
+            raise exceptions.CommandError(
+                '--resource-class is required except when --node is used')
+        wait = parsed_args.wait_timeout
+        if wait is not None and wait < 0:
+            raise exceptions.CommandError(
+                'Expected a non-negative --wait time-out, got %s'
+                % parsed_args.wait_timeout)
+        fields = {k: getattr(parsed_args, k)
+                  for k in ('resource_class', 'traits', 'candidate_nodes',
+                            'name', 'uuid', 'owner', 'node')
+                  if getattr(parsed_args, k) is not None}
+        if parsed_args.extra:
+            fields['extra'] = utils.key_value_pairs_to_dict(
+                parsed_args.extra)
+        allocation = client.allocation_create(**fields)
+        if parsed_args.wait_timeout is not None:
+            allocation = client.allocation_wait(
+                allocation['uuid'], timeout=parsed_args.wait_timeout)
+            if allocation.get('state') == ERROR:
+                raise exceptions.CommandError(
+                    'Allocation %s failed: %s'
+                    % (allocation['uuid'],
+                       allocation.get('last_error') or 'unknown error'))
+        return utils.show(allocation)
+
+
+class ListAllocation(command.Lister):
+    """List allocations."""
+
+    log = logging.getLogger(__name__ + '.ListAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--limit', metavar='<limit>', type=int,
+            help='Maximum number of allocations to return, 0 for no limit. '
+                 'Default: all of them.')
+        parser.add_argument(
+            '--marker', metavar='<allocation>',
+            help='Allocation UUID (for example, of the last allocation of '
+                 'a previous list): list the allocations after it.')
+        parser.add_argument(
+            '--sort', metavar='<key>[:<direction>]',
+            help='Sort output by the given allocation fields and directions '
+                 '(asc or desc, default asc), separated by commas.')
+        parser.add_argument(
+            '--node', metavar='<node>',
+            help='Only list allocations of this node (name or UUID).')
+        parser.add_argument(
+            '--resource-class', metavar='<resource_class>',
+            help='Only list allocations with this resource class.')
+        parser.add_argument(
+            '--state', metavar='<state>',
+            help='Only list allocations in this state.')
+        parser.add_argument(
+            '--owner', metavar='<owner>',
+            help='Only list allocations with this owner.')
+        display = parser.add_mutually_exclusive_group()
+        display.add_argument(
+            '--long', action='store_true', default=False,
+            help='Show all the fields of the allocations.')
+        _add_fields_argument(
+            display, 'One or more allocation fields. Only these fields are '
+                     'fetched from the server. Cannot be used with --long.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        utils.check_limit(parsed_args.limit)
+        params = {k: getattr(parsed_args, k)
+                  for k in ('node', 'resource_class', 'state', 'owner')
+                  if getattr(parsed_args, k) is not None}
+        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
+        fields = utils.flatten(parsed_args.fields)
+        if fields:
+            columns = tuple(dict.fromkeys(fields))
+            params['fields'] = list(columns)
+        elif parsed_args.long:
+            columns = FIELDS
+        else:
+            columns = LIST_FIELDS
+        allocations = client.allocation_list(
+            limit=parsed_args.limit, marker=parsed_args.marker, **params)
+        allocations = utils.sort_items(allocations, parsed_args.sort)
+        return utils.rows(allocations, columns)
+
+
+class ShowAllocation(command.ShowOne):
+    """Show the details of an allocation."""
+
+    log = logging.getLogger(__name__ + '.ShowAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'allocation', metavar='<allocation>',
+            help='Name or UUID of the allocation.')
+        _add_fields_argument(
+            parser, 'One or more allocation fields. Only these fields are '
+                    'fetched from the server.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        fields = utils.flatten(parsed_args.fields) or None
+        allocation = client.allocation_get(parsed_args.allocation,
+                                           fields=fields)
+        return utils.show(allocation)
+
+
+class SetAllocation(command.Command):
+    """Set properties of an allocation."""
+
+    log = logging.getLogger(__name__ + '.SetAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'allocation', metavar='<allocation>',
+            help='Name or UUID of the allocation.')
+        parser.add_argument(
+            '--name', metavar='<name>',
+            help='Set the name of the allocation.')
+        parser.add_argument(
+            '--extra', metavar='<key=value>', action='append',
+            help='Extra to set on the allocation (repeat option to set '
+                 'multiple extras).')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = []
+        if parsed_args.name is not None:
+            patch.append({'op': 'add', 'path': '/name',
+                          'value': parsed_args.name})
+        if parsed_args.extra:
+            patch.extend(utils.args_array_to_patch(
+                'add', ['extra/' + e for e in parsed_args.extra]))
+        if patch:
+            client.allocation_update(parsed_args.allocation, patch)
+        else:
+            self.log.warning('Please specify what to set.')
+
+
+class UnsetAllocation(command.Command):
+    """Unset properties of an allocation."""
+
+    log = logging.getLogger(__name__ + '.UnsetAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'allocation', metavar='<allocation>',
+            help='Name or UUID of the allocation.')
+        parser.add_argument(
+            '--name', action='store_true', default=False,
+            help='Unset the name of the allocation.')
+        parser.add_argument(
+            '--extra', metavar='<key>', action='append',
+            help='Extra to unset on the allocation (repeat option to unset '
+                 'multiple extras).')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = []
+        if parsed_args.name:
+            patch.append({'op': 'remove', 'path': '/name'})
+        if parsed_args.extra:
+            patch.extend(utils.args_array_to_patch(
+                'remove', ['extra/' + e for e in parsed_args.extra]))
+        if patch:
+            client.allocation_update(parsed_args.allocation, patch)
+        else:
+            self.log.warning('Please specify what to unset.')
+
+
+class DeleteAllocation(command.Command):
+    """Delete allocation(s), releasing their nodes."""
+
+    log = logging.getLogger(__name__ + '.DeleteAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'allocations', metavar='<allocation>', nargs='+',
+            help='Allocation(s) to delete (name or UUID).')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        failures = []
+        for allocation in parsed_args.allocations:
+            try:
+                client.allocation_delete(allocation)
+                print('Deleted allocation %s' % allocation,
+                      file=self.app.stdout)
+            except exceptions.CommandError as exc:
+                failures.append('Failed to delete allocation %s: %s'
+                                % (allocation, exc))
+        if failures:
+            raise exceptions.CommandError('\n'.join(failures))

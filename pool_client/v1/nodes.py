@@ -1,0 +1,462 @@
+"""``openstack pool node ...`` commands."""
+import logging
+
+from osc_lib.command import command
+from osc_lib import exceptions
+
+from pool_client import utils
+
+FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
+          'traits', 'properties', 'extra', 'instance_info', 'driver_info',
+          'instance_uuid', 'allocation_uuid', 'provision_state',
+          'target_provision_state', 'provision_updated_at', 'power_state',
+          'target_power_state', 'maintenance', 'maintenance_reason',
+          'owner', 'lessee', 'reservation', 'last_error', 'created_at',
+          'updated_at')
+LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
+               'provision_state', 'maintenance')
+SORT_KEYS = ('uuid', 'name', 'created_at', 'updated_at', 'provision_state',
+             'power_state', 'resource_class', 'maintenance', 'owner',
+             'lessee', 'driver', 'instance_uuid', 'provision_updated_at')
+
+
+def _add_fields_argument(parser, help_text):
+    parser.add_argument(
+        '--fields',
+        nargs='+',
+        dest='fields',
+        metavar='<field>',
+        action='append',
+        choices=FIELDS,
+        default=[],
+        help=help_text)
+
+
+class CreateNode(command.ShowOne):
+    """Register a new node with the pool."""
+
+    log = logging.getLogger(__name__ + '.CreateNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--driver', metavar='<driver>', required=True,
+            help='Driver of the node (for example fake-hardware).')
+        parser.add_argument(
+            '--name', metavar='<name>', help='Unique name of the node.')
+        parser.add_argument(
+            '--uuid', metavar='<uuid>', help='UUID of the node.')
+        parser.add_argument(
+            '--resource-class', metavar='<resource_class>',
+            help='Resource class of the node, which allocations request.')
+        parser.add_argument(
+            '--property', metavar='<key=value>', action='append',
+            dest='properties',
+            help='Property of the node. Can be specified multiple times.')
+        parser.add_argument(
+            '--extra', metavar='<key=value>', action='append',
+            help='Arbitrary key/value metadata. Can be specified multiple '
+                 'times.')
+        parser.add_argument(
+            '--owner', metavar='<owner>', help='Owner of the node.')
+        parser.add_argument(
+            '--lessee', metavar='<lessee>', help='Lessee of the node.')
+        parser.add_argument(
+            '--description', metavar='<description>',
+            help='Description of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        fields = {k: getattr(parsed_args, k)
+                  for k in ('driver', 'name', 'uuid', 'resource_class',
+                            'owner', 'lessee', 'description')
+                  if getattr(parsed_args, k) is not None}
+        for key in ('properties', 'extra'):
+            if getattr(parsed_args, key):
+                fields[key] = utils.key_value_pairs_to_dict(
+                    getattr(parsed_args, key))
+        node = client.node_create(**fields)
+        return utils.show(node)
+
+
+class ListNode(command.Lister):
+    """List the nodes of the pool."""
+
+    log = logging.getLogger(__name__ + '.ListNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--limit', metavar='<limit>', type=int,
+            help='Maximum number of nodes to return, 0 for no limit. '
+                 'Default: all of them.')
+        parser.add_argument(
+            '--marker', metavar='<node>',
+            help='Node UUID (for example, of the last node of a previous '
+                 'list): list the nodes after it.')
+        parser.add_argument(
+            '--sort', metavar='<key>[:<direction>]',
+            help='Sort output by the given node fields and directions (asc '
+                 'or desc, default asc), separated by commas.')
+        maintenance = parser.add_mutually_exclusive_group()
+        maintenance.add_argument(
+            '--maintenance', dest='maintenance', action='store_true',
+            default=None, help='Only list nodes in maintenance mode.')
+        maintenance.add_argument(
+            '--no-maintenance', dest='maintenance', action='store_false',
+            default=None, help='Only list nodes not in maintenance mode.')
+        associated = parser.add_mutually_exclusive_group()
+        associated.add_argument(
+            '--associated', dest='associated', action='store_true',
+            default=None, help='Only list nodes with an instance.')
+        associated.add_argument(
+            '--unassociated', dest='associated', action='store_false',
+            default=None, help='Only list nodes without an instance.')
+        parser.add_argument(
+            '--provision-state', metavar='<provision state>',
+            help='Only list nodes in this provision state.')
+        parser.add_argument(
+            '--resource-class', metavar='<resource class>',
+            help='Only list nodes of this resource class.')
+        parser.add_argument(
+            '--driver', metavar='<driver>',
+            help='Only list nodes with this driver.')
+        parser.add_argument(
+            '--owner', metavar='<owner>',
+            help='Only list nodes with this owner.')
+        parser.add_argument(
+            '--lessee', metavar='<lessee>',
+            help='Only list nodes with this lessee.')
+        display = parser.add_mutually_exclusive_group()
+        display.add_argument(
+            '--long', action='store_true', default=False,
+            help='Show all the fields of the nodes.')
+        _add_fields_argument(
+            display, 'One or more node fields. Only these fields are '
+                     'fetched from the server. Cannot be used with --long.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        utils.check_limit(parsed_args.limit)
+        params = {k: getattr(parsed_args, k)
+                  for k in ('provision_state', 'resource_class', 'driver',
+                            'owner', 'lessee', 'maintenance', 'associated')
+                  if getattr(parsed_args, k) is not None}
+        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
+        fields = utils.flatten(parsed_args.fields)
+        if fields:
+            columns = tuple(dict.fromkeys(fields))
+            params['fields'] = list(columns)
+        elif parsed_args.long:
+            columns = FIELDS
+            params['detail'] = True
+        else:
+            columns = LIST_FIELDS
+        nodes = client.node_list(limit=parsed_args.limit,
+                                 marker=parsed_args.marker, **params)
+        nodes = utils.sort_items(nodes, parsed_args.sort)
+        return utils.rows(nodes, columns)
+
+
+class ShowNode(command.ShowOne):
+    """Show the details of a node."""
+
+    log = logging.getLogger(__name__ + '.ShowNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        _add_fields_argument(
+            parser, 'One or more node fields. Only these fields are '
+                    'fetched from the server.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        fields = utils.flatten(parsed_args.fields) or None
+        node = client.node_get(parsed_args.node, fields=fields)
+        return utils.show(node)
+
+
+class SetNode(command.Command):
+    """Set properties of a node."""
+
+    log = logging.getLogger(__name__ + '.SetNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        parser.add_argument(
+            '--name', metavar='<name>', help='Set the name of the node.')
+        parser.add_argument(
+            '--resource-class', metavar='<resource_class>',
+            help='Set the resource class of the node.')
+        parser.add_argument(
+            '--driver', metavar='<driver>',
+            help='Set the driver of the node.')
+        parser.add_argument(
+            '--property', metavar='<key=value>', action='append',
+            dest='properties',
+            help='Property to set on the node (repeat option to set '
+                 'multiple properties).')
+        parser.add_argument(
+            '--extra', metavar='<key=value>', action='append',
+            help='Extra to set on the node (repeat option to set multiple '
+                 'extras).')
+        parser.add_argument(
+            '--instance-uuid', metavar='<uuid>',
+            help='Set the UUID of the instance on the node.')
+        parser.add_argument(
+            '--owner', metavar='<owner>', help='Set the owner of the node.')
+        parser.add_argument(
+            '--lessee', metavar='<lessee>',
+            help='Set the lessee of the node.')
+        parser.add_argument(
+            '--description', metavar='<description>',
+            help='Set the description of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = []
+        for field in ('name', 'resource_class', 'driver', 'instance_uuid',
+                      'owner', 'lessee', 'description'):
+            value = getattr(parsed_args, field)
+            if value is not None:
+                patch.append({'op': 'add', 'path': '/' + field,
+                              'value': value})
+        if parsed_args.properties:
+            patch.extend(utils.args_array_to_patch(
+                'add', ['properties/' + p for p in parsed_args.properties]))
+        if parsed_args.extra:
+            patch.extend(utils.args_array_to_patch(
+                'add', ['extra/' + e for e in parsed_args.extra]))
+        if patch:
+            client.node_update(parsed_args.node, patch)
+        else:
+            self.log.warning('Please specify what to set.')
+
+
+class UnsetNode(command.Command):
+    """Unset properties of a node."""
+
+    log = logging.getLogger(__name__ + '.UnsetNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        for option, what in (('--name', 'name'),
+                             ('--resource-class', 'resource class'),
+                             ('--instance-uuid', 'instance UUID'),
+                             ('--owner', 'owner'),
+                             ('--lessee', 'lessee'),
+                             ('--description', 'description')):
+            parser.add_argument(
+                option, action='store_true', default=False,
+                help='Unset the %s of the node.' % what)
+        parser.add_argument(
+            '--property', metavar='<key>', action='append',
+            dest='properties',
+            help='Property to unset on the node (repeat option to unset '
+                 'multiple properties).')
+        parser.add_argument(
+            '--extra', metavar='<key>', action='append',
+            help='Extra to unset on the node (repeat option to unset '
+                 'multiple extras).')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = [{'op': 'remove', 'path': '/' + field}
+                 for field in ('name', 'resource_class', 'instance_uuid',
+                               'owner', 'lessee', 'description')
+                 if getattr(parsed_args, field)]
+        if parsed_args.properties:
+            patch.extend(utils.args_array_to_patch(
+                'remove', ['properties/' + p
+                           for p in parsed_args.properties]))
+        if parsed_args.extra:
+            patch.extend(utils.args_array_to_patch(
+                'remove', ['extra/' + e for e in parsed_args.extra]))
+        if patch:
+            client.node_update(parsed_args.node, patch)
+        else:
+            self.log.warning('Please specify what to unset.')
+
+
+class DeleteNode(command.Command):
+    """Unregister node(s) from the pool."""
+
+    log = logging.getLogger(__name__ + '.DeleteNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'nodes', metavar='<node>', nargs='+',
+            help='Node(s) to delete (name or UUID).')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        failures = []
+        for node in parsed_args.nodes:
+            try:
+                client.node_delete(node)
+                print('Deleted node %s' % node, file=self.app.stdout)
+            except exceptions.CommandError as exc:
+                failures.append('Failed to delete node %s: %s'
+                                % (node, exc))
+        if failures:
+            raise exceptions.CommandError('\n'.join(failures))
+
+
+class _ProvisionStateCommand(command.Command):
+    VERB = ''
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        client.node_set_provision_state(parsed_args.node, self.VERB)
+
+
+class ManageNode(_ProvisionStateCommand):
+    """Set the provision state of a node to 'manageable'."""
+
+    log = logging.getLogger(__name__ + '.ManageNode')
+    VERB = 'manage'
+
+
+class ProvideNode(_ProvisionStateCommand):
+    """Set the provision state of a node to 'available'."""
+
+    log = logging.getLogger(__name__ + '.ProvideNode')
+    VERB = 'provide'
+
+
+class MaintenanceSetNode(command.Command):
+    """Put a node into maintenance mode."""
+
+    log = logging.getLogger(__name__ + '.MaintenanceSetNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        parser.add_argument(
+            '--reason', metavar='<reason>',
+            help='Reason for setting maintenance mode.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        client.node_set_maintenance(parsed_args.node,
+                                    reason=parsed_args.reason)
+
+
+class MaintenanceUnsetNode(command.Command):
+    """Take a node out of maintenance mode."""
+
+    log = logging.getLogger(__name__ + '.MaintenanceUnsetNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        client.node_unset_maintenance(parsed_args.node)
+
+
+class ListTraitsNode(command.Lister):
+    """List the traits of a node."""
+
+    log = logging.getLogger(__name__ + '.ListTraitsNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        traits = client.node_traits(parsed_args.node)
+        return ('Traits',), [(trait,) for trait in traits]
+
+
+class AddTraitNode(command.Command):
+    """Add traits to a node."""
+
+    log = logging.getLogger(__name__ + '.AddTraitNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        parser.add_argument(
+            'traits', metavar='<trait>', nargs='+',
+            help='Trait(s) to add.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        for trait in parsed_args.traits:
+            client.node_add_trait(parsed_args.node, trait)
+
+
+class RemoveTraitNode(command.Command):
+    """Remove traits from a node."""
+
+    log = logging.getLogger(__name__ + '.RemoveTraitNode')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'node', metavar='<node>', help='Name or UUID of the node.')
+        group = parser.add_mutually_exclusive_group(required=True)
+        group.add_argument(
+            'traits', metavar='<trait>', nargs='*', default=[],
+            help='Trait(s) to remove.')
+        group.add_argument(
+            '--all', dest='remove_all', action='store_true',
+            help='Remove all traits.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        if parsed_args.remove_all:
+            client.node_remove_trait(parsed_args.node)
+            return
+        failures = []
+        for trait in parsed_args.traits:
+            try:
+                client.node_remove_trait(parsed_args.node, trait)
+            except exceptions.CommandError as exc:
+                failures.append('Failed to remove trait %s: %s'
+                                % (trait, exc))
+        if failures:
+            raise exceptions.CommandError('\n'.join(failures))

@@ -1,0 +1,207 @@
+"""The ``openstack pool`` commands against a live pool-server.
+
+They run the real ``openstack`` program of the virtualenv, with
+``OS_AUTH_TYPE=none`` and ``OS_ENDPOINT`` pointing at the server.
+"""
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import testtools
+
+from tests.functional import cluster
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+
+
+class CLIResult:
+    def __init__(self, proc: subprocess.CompletedProcess):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+class TestPoolCLI(testtools.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.server = cluster.PoolServer()
+        cls.server.setUp()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanUp()
+        super().tearDownClass()
+
+    def setUp(self):
+        super().setUp()
+        if not os.path.exists(OPENSTACK):
+            self.skipTest('%s is not installed (python-openstackclient)'
+                          % OPENSTACK)
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith('OS_')}
+        self.env.update(OS_AUTH_TYPE='none', OS_ENDPOINT=self.server.url)
+        self.prefix = 'cli-%s' % uuid.uuid4().hex[:8]
+
+    def run_cli(self, *args, check=True) -> CLIResult:
+        proc = subprocess.run([OPENSTACK, 'pool', *args], env=self.env,
+                              capture_output=True, text=True, timeout=120)
+        result = CLIResult(proc)
+        if check and result.returncode != 0:
+            self.fail('openstack pool %s failed (%d): %s\n%s\nserver log:\n%s'
+                      % (' '.join(args), result.returncode, result.stdout,
+                         result.stderr, self.server.log()[-3000:]))
+        return result
+
+    def assertFails(self, result: CLIResult, message: str) -> None:
+        self.assertNotEqual(0, result.returncode, result.stdout)
+        self.assertIn(message, result.stderr)
+        self.assertNotIn('Traceback', result.stderr)
+
+    def create_node(self, name: str, *args: str) -> dict:
+        return self.run_cli('node', 'create', '--driver', 'fake-hardware',
+                            '--name', name, *args, '-f', 'json').json()
+
+    def test_allocation_scenario(self):
+        rc = self.prefix + '-rc'
+        names = [self.prefix + '-n1', self.prefix + '-n2']
+        created = [self.create_node(name, '--resource-class', rc,
+                                    '--property', 'cpus=4',
+                                    '--extra', 'rack=r1')
+                   for name in names]
+        for node, name in zip(created, names, strict=True):
+            self.assertEqual(name, node['name'])
+            self.assertEqual('enroll', node['provision_state'])
+            self.assertEqual({'cpus': 4}, node['properties'])
+            self.assertEqual({'rack': 'r1'}, node['extra'])
+            self.assertNotIn('links', node)
+        for name in names:
+            self.run_cli('node', 'manage', name)
+            self.run_cli('node', 'provide', name)
+        listed = self.run_cli('node', 'list', '--resource-class', rc,
+                              '-f', 'json').json()
+        self.assertEqual(sorted(names), sorted(n['Name'] for n in listed))
+        self.assertEqual({'available'},
+                         {n['Provisioning State'] for n in listed})
+
+        alloc = self.run_cli('allocation', 'create', '--resource-class', rc,
+                             '--name', self.prefix + '-a', '--wait', '60',
+                             '-f', 'json').json()
+        self.assertEqual('active', alloc['state'])
+        self.assertIn(alloc['node_uuid'], [n['uuid'] for n in created])
+        self.assertIsNone(alloc['last_error'])
+
+        allocs = self.run_cli('allocation', 'list', '--resource-class', rc,
+                              '-f', 'json').json()
+        self.assertEqual([{'UUID': alloc['uuid'],
+                           'Name': self.prefix + '-a',
+                           'Resource Class': rc, 'State': 'active',
+                           'Node UUID': alloc['node_uuid']}], allocs)
+
+        node = self.run_cli('node', 'show', alloc['node_uuid'],
+                            '-f', 'json').json()
+        self.assertEqual(alloc['uuid'], node['allocation_uuid'])
+        self.assertEqual(alloc['uuid'], node['instance_uuid'])
+
+        self.run_cli('allocation', 'set', alloc['uuid'], '--extra', 'k=v',
+                     '--extra', 'n=1')
+        shown = self.run_cli('allocation', 'show', self.prefix + '-a',
+                             '-f', 'json').json()
+        self.assertEqual({'k': 'v', 'n': 1}, shown['extra'])
+        self.run_cli('allocation', 'unset', alloc['uuid'], '--extra', 'n',
+                     '--name')
+        shown = self.run_cli('allocation', 'show', alloc['uuid'],
+                             '--fields', 'uuid', 'name', 'extra',
+                             '-f', 'json').json()
+        self.assertEqual({'uuid': alloc['uuid'], 'name': None,
+                          'extra': {'k': 'v'}}, shown)
+
+        result = self.run_cli('allocation', 'delete', alloc['uuid'])
+        self.assertIn('Deleted allocation %s' % alloc['uuid'], result.stdout)
+        node = self.run_cli('node', 'show', alloc['node_uuid'], '--fields',
+                            'allocation_uuid', 'instance_uuid',
+                            '-f', 'json').json()
+        self.assertEqual({'allocation_uuid': None, 'instance_uuid': None},
+                         node)
+
+        result = self.run_cli('node', 'delete', *names)
+        for name in names:
+            self.assertIn('Deleted node %s' % name, result.stdout)
+        listed = self.run_cli('node', 'list', '--resource-class', rc,
+                              '-f', 'json').json()
+        self.assertEqual([], listed)
+
+    def test_node_set_unset_maintenance(self):
+        name = self.prefix + '-node'
+        self.create_node(name)
+        self.run_cli('node', 'set', name, '--resource-class', 'silver',
+                     '--property', 'cpus=8', '--extra', 'a=b',
+                     '--description', 'a node', '--owner', 'p1')
+        node = self.run_cli('node', 'show', name, '-f', 'json').json()
+        self.assertEqual('silver', node['resource_class'])
+        self.assertEqual({'cpus': 8}, node['properties'])
+        self.assertEqual({'a': 'b'}, node['extra'])
+        self.assertEqual('p1', node['owner'])
+        self.run_cli('node', 'unset', name, '--property', 'cpus',
+                     '--description', '--owner')
+        node = self.run_cli('node', 'show', name, '-f', 'json').json()
+        self.assertEqual({}, node['properties'])
+        self.assertIsNone(node['description'])
+        self.assertIsNone(node['owner'])
+
+        self.run_cli('node', 'maintenance', 'set', name, '--reason', 'fan')
+        node = self.run_cli('node', 'show', name, '-f', 'json').json()
+        self.assertTrue(node['maintenance'])
+        self.assertEqual('fan', node['maintenance_reason'])
+        listed = self.run_cli('node', 'list', '--maintenance', '--fields',
+                              'name', '-f', 'value').stdout.split()
+        self.assertIn(name, listed)
+        self.run_cli('node', 'maintenance', 'unset', name)
+        node = self.run_cli('node', 'show', name, '-f', 'json').json()
+        self.assertFalse(node['maintenance'])
+        self.run_cli('node', 'delete', name)
+
+    def test_list_pagination(self):
+        rc = self.prefix + '-page'
+        names = ['%s-%d' % (self.prefix, i) for i in range(3)]
+        for name in names:
+            self.create_node(name, '--resource-class', rc)
+        listed = self.run_cli('node', 'list', '--resource-class', rc,
+                              '--limit', '2', '--sort', 'name:desc',
+                              '-f', 'json').json()
+        self.assertEqual(names[:0:-1], [n['Name'] for n in listed])
+        self.run_cli('node', 'delete', *names)
+
+    def test_not_found(self):
+        result = self.run_cli('allocation', 'show', 'nope', check=False)
+        self.assertFails(result, 'could not be found')
+        result = self.run_cli('node', 'show', 'nope', check=False)
+        self.assertFails(result, 'could not be found')
+
+    def test_delete_partial_failure(self):
+        name = self.prefix + '-node'
+        self.create_node(name)
+        result = self.run_cli('node', 'delete', 'nope', name, check=False)
+        self.assertFails(result, 'Failed to delete node nope')
+        self.assertIn('Deleted node %s' % name, result.stdout)
+
+    def test_allocation_error(self):
+        result = self.run_cli('allocation', 'create', '--resource-class',
+                              self.prefix + '-none', '--wait', '60',
+                              check=False)
+        self.assertFails(result, 'No available nodes found with resource '
+                                 'class %s-none' % self.prefix)
+
+    def test_server_validation_error(self):
+        name = self.prefix + '-node'
+        self.create_node(name)
+        result = self.run_cli('node', 'create', '--driver', 'fake-hardware',
+                              '--name', name, check=False)
+        self.assertFails(result, 'HTTP 409')
+        self.run_cli('node', 'delete', name)

@@ -1,0 +1,317 @@
+"""pool_client.client: requests, error decoding, pagination, waits."""
+import json
+from unittest import mock
+
+from keystoneauth1 import exceptions as ksa_exc
+from oslotest import base
+import requests
+
+from pool_client import client
+
+ENDPOINT = 'http://pool.example:6385'
+
+
+def response(status, body=None, text=None, reason=None):
+    resp = requests.Response()
+    resp.status_code = status
+    resp.reason = reason
+    if body is not None:
+        resp._content = json.dumps(body).encode()
+        resp.headers['Content-Type'] = 'application/json'
+    else:
+        resp._content = (text or '').encode()
+    return resp
+
+
+def ironic_error(status, message):
+    fault = {'faultcode': 'Client' if status < 500 else 'Server',
+             'faultstring': message, 'debuginfo': None}
+    return response(status, {'error_message': json.dumps(fault)})
+
+
+class FakeSession:
+    """A keystoneauth session that answers from a list of responses."""
+
+    def __init__(self, *responses):
+        self.responses = list(responses)
+        self.calls = []
+
+    def request(self, url, method, **kwargs):
+        self.calls.append((method, url, kwargs))
+        result = self.responses.pop(0)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+
+class TestErrorMessage(base.BaseTestCase):
+
+    def test_ironic_error(self):
+        resp = ironic_error(404, 'Allocation nope could not be found.')
+        self.assertEqual('Allocation nope could not be found.',
+                         client.error_message(resp))
+
+    def test_error_message_not_json(self):
+        resp = response(400, {'error_message': 'plain message'})
+        self.assertEqual('plain message', client.error_message(resp))
+
+    def test_error_message_dict(self):
+        resp = response(400, {'error_message': {'faultstring': 'inner'}})
+        self.assertEqual('inner', client.error_message(resp))
+
+    def test_other_json(self):
+        resp = response(409, {'message': 'conflict'})
+        self.assertEqual('conflict', client.error_message(resp))
+
+    def test_text_body(self):
+        resp = response(502, text='Bad gateway from the proxy\n')
+        self.assertEqual('Bad gateway from the proxy',
+                         client.error_message(resp))
+
+    def test_empty_body(self):
+        resp = response(503, reason='Service Unavailable')
+        self.assertEqual('Service Unavailable', client.error_message(resp))
+
+
+class TestRequest(base.BaseTestCase):
+
+    def client(self, *responses, **kwargs):
+        self.session = FakeSession(*responses)
+        return client.Client(self.session, ENDPOINT, **kwargs)
+
+    def test_trim_endpoint(self):
+        for endpoint in (ENDPOINT, ENDPOINT + '/', ENDPOINT + '/v1',
+                         ENDPOINT + '/v1/'):
+            self.assertEqual(ENDPOINT, client.trim_endpoint(endpoint))
+        self.assertEqual('http://h/baremetal',
+                         client.trim_endpoint('http://h/baremetal/v1/'))
+
+    def test_get(self):
+        c = self.client(response(200, {'uuid': 'u'}), api_version='1.52')
+        self.assertEqual({'uuid': 'u'}, c.get('/v1/nodes/n1'))
+        method, url, kwargs = self.session.calls[0]
+        self.assertEqual(('GET', ENDPOINT + '/v1/nodes/n1'), (method, url))
+        self.assertEqual('1.52',
+                         kwargs['headers']['X-OpenStack-Ironic-API-Version'])
+        self.assertEqual('application/json', kwargs['headers']['Accept'])
+        self.assertIs(False, kwargs['raise_exc'])
+        self.assertNotIn('json', kwargs)
+        self.assertNotIn('params', kwargs)
+
+    def test_default_version(self):
+        c = self.client(response(204))
+        self.assertIsNone(c.delete('/v1/nodes/n1'))
+        headers = self.session.calls[0][2]['headers']
+        self.assertEqual('1.60', headers['X-OpenStack-Ironic-API-Version'])
+
+    def test_post_json(self):
+        c = self.client(response(201, {'uuid': 'u'}))
+        c.post('/v1/nodes', body={'driver': 'fake-hardware'})
+        self.assertEqual({'driver': 'fake-hardware'},
+                         self.session.calls[0][2]['json'])
+
+    def test_query(self):
+        c = self.client(response(200, {'nodes': []}))
+        c.get('/v1/nodes', params={'maintenance': True, 'associated': False,
+                                   'fields': ['uuid', 'name'],
+                                   'owner': None})
+        self.assertEqual({'maintenance': 'true', 'associated': 'false',
+                          'fields': 'uuid,name'},
+                         self.session.calls[0][2]['params'])
+
+    def test_error(self):
+        c = self.client(ironic_error(404, 'Allocation nope could not be '
+                                          'found.'))
+        exc = self.assertRaises(client.PoolClientError,
+                                c.allocation_get, 'nope')
+        self.assertEqual(404, exc.status_code)
+        self.assertEqual('Allocation nope could not be found.', exc.message)
+        self.assertEqual('Allocation nope could not be found. (HTTP 404)',
+                         str(exc))
+
+    def test_error_is_command_error(self):
+        from osc_lib import exceptions
+        c = self.client(ironic_error(500, 'boom'))
+        self.assertRaises(exceptions.CommandError, c.get, '/v1/nodes')
+
+    def test_connection_error(self):
+        c = self.client(ksa_exc.ConnectFailure('refused'))
+        exc = self.assertRaises(client.PoolClientError, c.get, '/v1/nodes')
+        self.assertIsNone(exc.status_code)
+        self.assertIn('Unable to reach the pool API at %s' % ENDPOINT,
+                      str(exc))
+
+    def test_not_json(self):
+        c = self.client(response(200, text='<html>'))
+        exc = self.assertRaises(client.PoolClientError, c.get, '/v1/nodes')
+        self.assertIn('not JSON', str(exc))
+
+    def test_full_url(self):
+        c = self.client(response(200, {}))
+        c.get('http://other/v1/nodes')
+        self.assertEqual('http://other/v1/nodes', self.session.calls[0][1])
+
+
+class TestResources(base.BaseTestCase):
+
+    def client(self, *responses):
+        self.session = FakeSession(*responses)
+        return client.Client(self.session, ENDPOINT + '/v1/')
+
+    def call(self, index=0):
+        method, url, kwargs = self.session.calls[index]
+        return (method, url[len(ENDPOINT):], kwargs.get('json'),
+                kwargs.get('params'))
+
+    def test_node_create(self):
+        c = self.client(response(201, {'uuid': 'u'}))
+        self.assertEqual({'uuid': 'u'},
+                         c.node_create(driver='d', name='n'))
+        self.assertEqual(('POST', '/v1/nodes', {'driver': 'd', 'name': 'n'},
+                          None), self.call())
+
+    def test_node_list_follows_next(self):
+        c = self.client(
+            response(200, {'nodes': [{'uuid': 'a'}, {'uuid': 'b'}],
+                           'next': 'http://elsewhere/v1/nodes?'
+                                   'resource_class=gold&limit=2&marker=b'}),
+            response(200, {'nodes': [{'uuid': 'c'}]}))
+        nodes = c.node_list(resource_class='gold')
+        self.assertEqual(['a', 'b', 'c'], [n['uuid'] for n in nodes])
+        self.assertEqual(('GET', '/v1/nodes', None,
+                          {'resource_class': 'gold'}), self.call(0))
+        # The next page comes from the endpoint, not the host of the link.
+        self.assertEqual(('GET', '/v1/nodes', None,
+                          {'resource_class': 'gold', 'limit': '2',
+                           'marker': 'b'}), self.call(1))
+
+    def test_node_list_limit(self):
+        c = self.client(
+            response(200, {'nodes': [{'uuid': 'a'}, {'uuid': 'b'}],
+                           'next': ENDPOINT + '/v1/nodes?limit=2&marker=b'}))
+        nodes = c.node_list(limit=2, marker='x', fields=['uuid'])
+        self.assertEqual(['a', 'b'], [n['uuid'] for n in nodes])
+        self.assertEqual(1, len(self.session.calls))
+        self.assertEqual({'limit': 2, 'marker': 'x', 'fields': 'uuid'},
+                         self.call()[3])
+
+    def test_node_list_detail(self):
+        c = self.client(response(200, {'nodes': []}))
+        c.node_list(detail=True, sort_key='name', sort_dir='desc')
+        self.assertEqual(('GET', '/v1/nodes/detail', None,
+                          {'sort_key': 'name', 'sort_dir': 'desc'}),
+                         self.call())
+
+    def test_node_list_stops_on_repeated_marker(self):
+        page = {'nodes': [{'uuid': 'a'}],
+                'next': ENDPOINT + '/v1/nodes?marker=a'}
+        c = self.client(response(200, page), response(200, page))
+        self.assertEqual(2, len(c.node_list()))
+        self.assertEqual(2, len(self.session.calls))
+
+    def test_node_get_update_delete(self):
+        c = self.client(response(200, {'uuid': 'u'}),
+                        response(200, {'uuid': 'u'}), response(204))
+        c.node_get('n 1', fields=['uuid', 'name'])
+        patch = [{'op': 'add', 'path': '/name', 'value': 'x'}]
+        c.node_update('n1', patch)
+        c.node_delete('n1')
+        self.assertEqual(('GET', '/v1/nodes/n%201', None,
+                          {'fields': 'uuid,name'}), self.call(0))
+        self.assertEqual(('PATCH', '/v1/nodes/n1', patch, None),
+                         self.call(1))
+        self.assertEqual(('DELETE', '/v1/nodes/n1', None, None),
+                         self.call(2))
+
+    def test_node_states_and_maintenance(self):
+        c = self.client(response(202), response(202), response(202),
+                        response(202))
+        c.node_set_provision_state('n1', 'manage')
+        c.node_set_maintenance('n1', reason='broken')
+        c.node_set_maintenance('n1')
+        c.node_unset_maintenance('n1')
+        self.assertEqual([
+            ('PUT', '/v1/nodes/n1/states/provision', {'target': 'manage'},
+             None),
+            ('PUT', '/v1/nodes/n1/maintenance', {'reason': 'broken'}, None),
+            ('PUT', '/v1/nodes/n1/maintenance', None, None),
+            ('DELETE', '/v1/nodes/n1/maintenance', None, None),
+        ], [self.call(i) for i in range(4)])
+
+    def test_node_traits(self):
+        c = self.client(response(200, {'traits': ['CUSTOM_A']}),
+                        response(204), response(204), response(204),
+                        response(204))
+        self.assertEqual(['CUSTOM_A'], c.node_traits('n1'))
+        c.node_set_traits('n1', ['CUSTOM_B'])
+        c.node_add_trait('n1', 'CUSTOM_C')
+        c.node_remove_trait('n1', 'CUSTOM_C')
+        c.node_remove_trait('n1')
+        self.assertEqual([
+            ('GET', '/v1/nodes/n1/traits', None, None),
+            ('PUT', '/v1/nodes/n1/traits', {'traits': ['CUSTOM_B']}, None),
+            ('PUT', '/v1/nodes/n1/traits/CUSTOM_C', None, None),
+            ('DELETE', '/v1/nodes/n1/traits/CUSTOM_C', None, None),
+            ('DELETE', '/v1/nodes/n1/traits', None, None),
+        ], [self.call(i) for i in range(5)])
+
+    def test_allocations(self):
+        c = self.client(response(201, {'uuid': 'a'}),
+                        response(200, {'allocations': [{'uuid': 'a'}]}),
+                        response(200, {'uuid': 'a'}),
+                        response(200, {'uuid': 'a'}), response(204))
+        c.allocation_create(resource_class='gold', traits=['CUSTOM_A'])
+        self.assertEqual([{'uuid': 'a'}],
+                         c.allocation_list(node='n1', state='active'))
+        c.allocation_get('a', fields=['uuid'])
+        c.allocation_update('a', [{'op': 'remove', 'path': '/name'}])
+        c.allocation_delete('a')
+        self.assertEqual([
+            ('POST', '/v1/allocations',
+             {'resource_class': 'gold', 'traits': ['CUSTOM_A']}, None),
+            ('GET', '/v1/allocations', None,
+             {'node': 'n1', 'state': 'active'}),
+            ('GET', '/v1/allocations/a', None, {'fields': 'uuid'}),
+            ('PATCH', '/v1/allocations/a',
+             [{'op': 'remove', 'path': '/name'}], None),
+            ('DELETE', '/v1/allocations/a', None, None),
+        ], [self.call(i) for i in range(5)])
+
+
+class TestWait(base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        patcher = mock.patch.object(client.time, 'sleep', autospec=True)
+        self.sleep = patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_wait_until_active(self):
+        session = FakeSession(
+            response(200, {'uuid': 'a', 'state': 'allocating'}),
+            response(200, {'uuid': 'a', 'state': 'allocating'}),
+            response(200, {'uuid': 'a', 'state': 'active'}))
+        c = client.Client(session, ENDPOINT, poll_interval=0.5)
+        self.assertEqual('active', c.allocation_wait('a')['state'])
+        self.assertEqual(3, len(session.calls))
+        self.sleep.assert_called_with(0.5)
+        self.assertEqual(2, self.sleep.call_count)
+
+    def test_wait_error_returns(self):
+        session = FakeSession(
+            response(200, {'uuid': 'a', 'state': 'error',
+                           'last_error': 'no nodes'}))
+        c = client.Client(session, ENDPOINT)
+        self.assertEqual('error', c.allocation_wait('a', timeout=5)['state'])
+
+    def test_wait_timeout(self):
+        session = FakeSession(
+            *[response(200, {'uuid': 'a', 'state': 'allocating'})] * 3)
+        c = client.Client(session, ENDPOINT)
+        with mock.patch.object(client.time, 'monotonic',
+                               side_effect=[100, 101, 106]):
+            exc = self.assertRaises(client.PoolClientError,
+                                    c.allocation_wait, 'a', timeout=5)
+        self.assertEqual('Allocation a is still allocating after 5 seconds',
+                         str(exc))
+        self.assertEqual(2, len(session.calls))
