@@ -362,7 +362,12 @@ def set_provision_state(node_ident):
                 '"%s" while it is in maintenance mode.' % (verb, node.uuid))
     allowed_from, result = states.VERBS[verb]
     if node.provision_state not in allowed_from:
-        raise exception.NodeInWrongState(
+        # As in Ironic: a 409 only for a node something works on, else a
+        # 400 (InvalidStateRequested), which clients do not retry.
+        if node.reservation:
+            raise exception.NodeLocked(node=node.uuid,
+                                       host=node.reservation)
+        raise exception.InvalidState(
             err='The requested action "%s" can not be performed on node '
                 '"%s" while it is in state "%s".'
                 % (verb, node.uuid, node.provision_state))

@@ -720,16 +720,25 @@ class TestStates(NodeAPITestCase):
                      {'target': None}, {'target': 'manage', 'x': 1}):
             self.assertError(400, self.put(self.url + '/provision', body))
 
-    def test_verb_from_wrong_state_is_409(self):
+    def test_verb_from_wrong_state_is_400(self):
+        # Ironic's InvalidStateRequested: python-ironicclient and
+        # openstacksdk retry a 409 for seconds, but not a 400.
         resp = self.put(self.url + '/provision', {'target': 'provide'})
         self.assertError(
-            409, resp, 'The requested action "provide" can not be '
+            400, resp, 'The requested action "provide" can not be '
             'performed on node "%s" while it is in state "enroll".'
             % self.node['uuid'])
-        self.assertError(409, self.put(self.url + '/provision',
+        self.assertError(400, self.put(self.url + '/provision',
                                        {'target': 'active'}))
-        self.assertError(409, self.put(self.url + '/provision',
+        self.assertError(400, self.put(self.url + '/provision',
                                        {'target': 'deleted'}))
+
+    def test_verb_from_wrong_state_on_locked_node_is_409(self):
+        nodes_db.update_node(self.context, self.node_db('node-1'),
+                             {'reservation': 'conductor-1'})
+        resp = self.put(self.url + '/provision', {'target': 'provide'})
+        self.assertError(409, resp, 'Node %s is locked by host conductor-1'
+                         % self.node['uuid'])
 
     def test_management_verbs_need_1_4(self):
         self.create({'name': 'old'}, version='1.3')

@@ -1,0 +1,9 @@
+"""The OpenAPI document of the API: GET /v1/openapi.json."""
+import flask
+
+from pool_api import links
+from pool_api import openapi
+
+
+def get_openapi():
+    return flask.jsonify(openapi.build(links.base_url()))

@@ -1,0 +1,245 @@
+"""The unmodified Ironic clients against a pool-server process.
+
+openstacksdk's baremetal proxy and python-ironicclient (through the
+``openstack`` command) talk to pool as they would to Ironic, with no
+authentication and the endpoint given directly.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import fixtures
+import openstack
+from openstack import exceptions as sdk_exc
+import testtools
+
+from tests.functional import cluster
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+TIMEOUT = 60
+
+
+def _strip_os_variables(env: dict) -> dict:
+    return {k: v for k, v in env.items() if not k.startswith('OS_')}
+
+
+def _normalize(row: dict) -> dict:
+    """A row of a list by its field names: older ironicclients label the
+    columns ("Provisioning State"), newer ones name the fields."""
+    names = {'provisioning_state': 'provision_state'}
+    result = {}
+    for key, value in row.items():
+        key = key.lower().replace(' ', '_')
+        result[names.get(key, key)] = value
+    return result
+
+
+class ClientTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # Nothing from the environment may send the clients elsewhere.
+        for name in os.environ:
+            if name.startswith('OS_'):
+                self.useFixture(fixtures.EnvironmentVariable(name))
+        self.server = self.useFixture(cluster.PoolServer())
+        self.addOnException(self._attach_log)
+
+    def _attach_log(self, _exc_info):
+        self.addDetail('pool-server-log',
+                       testtools.content.text_content(self.server.log()))
+
+
+class SDKTestCase(ClientTestCase):
+    """openstacksdk's baremetal proxy."""
+
+    def setUp(self):
+        super().setUp()
+        self.conn = openstack.connect(
+            auth_type='none', region_name='',
+            baremetal_endpoint_override=self.server.url)
+        self.addCleanup(self.conn.close)
+        self.baremetal = self.conn.baremetal
+
+    def create_available_node(self, name, resource_class):
+        # With provision_state='available' the sdk would create the node
+        # with version 1.10, which knows no resource_class.
+        node = self.baremetal.create_node(
+            driver='fake-hardware', name=name,
+            resource_class=resource_class, provision_state='manageable')
+        self.assertEqual('manageable', node.provision_state)
+        node = self.baremetal.set_node_provision_state(
+            node, 'provide', wait=True, timeout=TIMEOUT)
+        self.assertEqual('available', node.provision_state)
+        return node
+
+    def test_allocation_lifecycle(self):
+        node = self.create_available_node('node-1', 'sdk-class')
+        self.assertEqual('sdk-class', node.resource_class)
+        self.baremetal.set_node_traits(node, ['CUSTOM_GPU', 'CUSTOM_SSD'])
+        node = self.baremetal.get_node('node-1')
+        self.assertEqual(['CUSTOM_GPU', 'CUSTOM_SSD'], sorted(node.traits))
+        self.assertIsNone(node.allocation_id)
+
+        alloc = self.baremetal.create_allocation(
+            name='alloc-1', resource_class='sdk-class',
+            traits=['CUSTOM_GPU'], extra={'purpose': 'test'})
+        self.assertIn(alloc.state, ('allocating', 'active'))
+        alloc = self.baremetal.wait_for_allocation(alloc, timeout=TIMEOUT)
+        self.assertEqual('active', alloc.state)
+        self.assertEqual(node.id, alloc.node_id)
+        self.assertIsNone(alloc.last_error)
+        self.assertEqual(['CUSTOM_GPU'], alloc.traits)
+
+        self.assertEqual([alloc.id],
+                         [a.id for a in self.baremetal.allocations()])
+        by_name = self.baremetal.get_allocation('alloc-1')
+        self.assertEqual(alloc.id, by_name.id)
+        self.assertEqual({'purpose': 'test'}, by_name.extra)
+
+        node = self.baremetal.get_node(node.id)
+        self.assertEqual(alloc.id, node.allocation_id)
+        self.assertEqual(alloc.id, node.instance_id)
+
+        updated = self.baremetal.update_allocation(
+            alloc, extra={'purpose': 'updated'})
+        self.assertEqual({'purpose': 'updated'}, updated.extra)
+        self.assertEqual({'purpose': 'updated'},
+                         self.baremetal.get_allocation(alloc.id).extra)
+
+        self.baremetal.delete_allocation(alloc)
+        self.assertEqual([], list(self.baremetal.allocations()))
+        node = self.baremetal.get_node(node.id)
+        self.assertIsNone(node.allocation_id)
+        self.assertIsNone(node.instance_id)
+        self.assertEqual('available', node.provision_state)
+
+    def test_enroll_and_manage(self):
+        node = self.baremetal.create_node(driver='fake-hardware',
+                                          name='node-2',
+                                          resource_class='sdk-class')
+        self.assertEqual('enroll', node.provision_state)
+        node = self.baremetal.set_node_provision_state(
+            node, 'manage', wait=True, timeout=TIMEOUT)
+        self.assertEqual('manageable', node.provision_state)
+        self.assertEqual('power off', node.power_state)
+        self.assertRaises(sdk_exc.BadRequestException,
+                          self.baremetal.set_node_provision_state, node,
+                          'manage')
+        nodes = list(self.baremetal.nodes(details=True,
+                                          resource_class='sdk-class'))
+        self.assertEqual(['node-2'], [n.name for n in nodes])
+
+    def test_allocation_for_unknown_resource_class_fails(self):
+        self.create_available_node('node-1', 'sdk-class')
+        alloc = self.baremetal.create_allocation(resource_class='unknown')
+        exc = self.assertRaises(sdk_exc.ResourceFailure,
+                                self.baremetal.wait_for_allocation, alloc,
+                                timeout=TIMEOUT)
+        alloc = self.baremetal.get_allocation(alloc.id)
+        self.assertEqual('error', alloc.state)
+        self.assertTrue(alloc.last_error)
+        self.assertIn(alloc.last_error, str(exc))
+        self.assertIsNone(alloc.node_id)
+
+    def test_missing_allocation(self):
+        self.assertRaises(sdk_exc.NotFoundException,
+                          self.baremetal.get_allocation, 'missing')
+
+
+class CLITestCase(ClientTestCase):
+    """python-ironicclient through the openstack command."""
+
+    def setUp(self):
+        super().setUp()
+        self.env = _strip_os_variables(os.environ)
+        self.env.update(OS_AUTH_TYPE='none', OS_ENDPOINT=self.server.url)
+
+    def run_cli(self, *args, check=True):
+        result = subprocess.run(
+            [OPENSTACK, 'baremetal', *args], env=self.env,
+            capture_output=True, text=True, timeout=120)
+        if check:
+            self.assertEqual(0, result.returncode,
+                             'openstack baremetal %s: %s%s'
+                             % (' '.join(args), result.stdout,
+                                result.stderr))
+        return result
+
+    def run_json(self, *args):
+        return json.loads(self.run_cli(*args, '-f', 'json').stdout)
+
+    def run_list(self, *args):
+        return [_normalize(row) for row in self.run_json(*args)]
+
+    def test_nodes_and_allocations(self):
+        node = self.run_json('node', 'create', '--driver', 'fake-hardware',
+                             '--resource-class', 'cli-class', '--name',
+                             'node-1')
+        self.assertEqual('node-1', node['name'])
+        self.assertEqual('cli-class', node['resource_class'])
+        self.assertEqual('enroll', node['provision_state'])
+        self.run_cli('node', 'manage', 'node-1', '--wait', str(TIMEOUT))
+        self.run_cli('node', 'provide', 'node-1', '--wait', str(TIMEOUT))
+        # A verb from the wrong state is a 400, as in Ironic: the client
+        # fails at once instead of retrying it as a conflict.
+        result = self.run_cli('node', 'provide', 'node-1', check=False)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('can not be performed', result.stderr)
+        self.assertIn('HTTP 400', result.stderr)
+        self.assertNotIn('Attempt', result.stderr)
+        nodes = self.run_list('node', 'list')
+        self.assertEqual(1, len(nodes))
+        self.assertEqual(node['uuid'], nodes[0]['uuid'])
+        self.assertEqual('node-1', nodes[0]['name'])
+        self.assertEqual('available', nodes[0]['provision_state'])
+        self.assertEqual('power off', nodes[0]['power_state'])
+        self.assertFalse(nodes[0]['maintenance'])
+        self.assertIsNone(nodes[0]['instance_uuid'])
+
+        alloc = self.run_json('allocation', 'create', '--resource-class',
+                              'cli-class', '--name', 'alloc-1', '--wait',
+                              str(TIMEOUT))
+        self.assertEqual('active', alloc['state'])
+        self.assertEqual(node['uuid'], alloc['node_uuid'])
+        self.assertEqual('alloc-1', alloc['name'])
+        self.assertIsNone(alloc['last_error'])
+
+        allocs = self.run_list('allocation', 'list')
+        self.assertEqual([alloc['uuid']], [a['uuid'] for a in allocs])
+        self.assertEqual('active', allocs[0]['state'])
+        self.assertEqual(node['uuid'], allocs[0]['node_uuid'])
+
+        nodes = self.run_list('node', 'list')
+        self.assertEqual(alloc['uuid'], nodes[0]['instance_uuid'])
+        shown = self.run_json('node', 'show', 'node-1')
+        self.assertEqual(alloc['uuid'], shown['allocation_uuid'])
+
+        self.run_cli('allocation', 'set', 'alloc-1', '--extra', 'key=value')
+        shown = self.run_json('allocation', 'show', 'alloc-1')
+        self.assertEqual({'key': 'value'}, shown['extra'])
+
+        self.run_cli('allocation', 'delete', 'alloc-1')
+        self.assertEqual([], self.run_list('allocation', 'list'))
+        shown = self.run_json('node', 'show', 'node-1')
+        self.assertIsNone(shown['allocation_uuid'])
+        self.assertIsNone(shown['instance_uuid'])
+
+    def test_allocation_failure(self):
+        alloc = self.run_json('allocation', 'create', '--resource-class',
+                              'unknown')
+        result = self.run_cli('allocation', 'create', '--resource-class',
+                              'unknown', '--wait', str(TIMEOUT),
+                              check=False)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('No available nodes', result.stderr)
+        allocs = self.run_list('allocation', 'list', '--state', 'error')
+        self.assertIn(alloc['uuid'], [a['uuid'] for a in allocs])
+        self.assertEqual(2, len(allocs))
+
+    def test_missing_allocation(self):
+        result = self.run_cli('allocation', 'show', 'missing', check=False)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('Allocation missing could not be found',
+                      result.stderr)
