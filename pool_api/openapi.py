@@ -90,6 +90,16 @@ ALLOCATION_FIELDS = {
     'links': _LINKS,
 }
 
+CONDUCTOR_FIELDS = {
+    'hostname': _STRING,
+    'conductor_group': _STRING,
+    'alive': _BOOLEAN,
+    'drivers': _STRINGS,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
 
 def _object(properties: dict, required=(), description=None) -> dict:
     schema = {'type': 'object', 'properties': properties,
@@ -174,6 +184,14 @@ def _response_schemas() -> dict:
                      'description': 'The next page, when this one is '
                                     'full.'},
         }, required=('allocations',)),
+        'Conductor': _object(
+            CONDUCTOR_FIELDS, required=('links',),
+            description='A conductor; alive when it is online and its '
+                        'last heartbeat is recent.'),
+        'ConductorList': _object({
+            'conductors': {'type': 'array',
+                           'items': _schema_ref('Conductor')},
+        }, required=('conductors',)),
         'Error': _object({
             'error_message': {
                 'type': 'string',
@@ -379,6 +397,12 @@ OPERATIONS = {
                              body='JSONPatch', errors=(404, 405, 409)),
     'delete_allocation': _Op('Delete an allocation', 'allocations',
                              status=204, errors=_WRITE),
+    'list_conductors': _Op('List conductors', 'conductors',
+                           response='ConductorList', query=('fields',),
+                           filters={'detail': _BOOLEAN}, errors=(404,)),
+    'get_conductor': _Op('Show a conductor', 'conductors',
+                         response='Conductor', query=('fields',),
+                         errors=(404,)),
 }
 
 _DESCRIPTIONS = {200: 'OK', 201: 'Created', 202: 'Accepted',
@@ -518,7 +542,8 @@ def build(server_url: str = '/') -> dict:
         },
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
-            'versions', 'nodes', 'node states', 'traits', 'allocations')],
+            'versions', 'nodes', 'node states', 'traits', 'allocations',
+            'conductors')],
         'paths': paths,
         'components': {
             'schemas': {**_response_schemas(), **_request_schemas()},

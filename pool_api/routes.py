@@ -1,5 +1,6 @@
 """The route table of the API: (rule, method, handler)."""
 from pool_api.handlers import allocations
+from pool_api.handlers import conductors
 from pool_api.handlers import nodes
 from pool_api.handlers import openapi
 from pool_api.handlers import root
@@ -38,6 +39,9 @@ ROUTES = [
     (ALLOCATION, 'GET', allocations.get_allocation),
     (ALLOCATION, 'PATCH', allocations.update_allocation),
     (ALLOCATION, 'DELETE', allocations.delete_allocation),
+
+    ('/v1/conductors', 'GET', conductors.list_conductors),
+    ('/v1/conductors/<hostname>', 'GET', conductors.get_conductor),
 ]
 
 

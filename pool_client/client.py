@@ -264,6 +264,13 @@ class Client:
                       sort_key=sort_key, sort_dir=sort_dir)
         return self._list('allocations', 'allocations', params, limit)
 
+    def conductor_list(self, detail: bool = False) -> list:
+        params = {'detail': 'true'} if detail else None
+        return self.get('/v1/conductors', params=params)['conductors']
+
+    def conductor_get(self, hostname: str) -> dict:
+        return self.get(_path('conductors', hostname))
+
     def allocation_get(self, allocation: str, fields=None) -> dict:
         return self.get(_path('allocations', allocation),
                         params={'fields': fields})

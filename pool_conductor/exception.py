@@ -64,6 +64,10 @@ class AllocationNotFound(NotFound):
     """Allocation %(allocation)s could not be found."""
 
 
+class ConductorNotFound(NotFound):
+    """Conductor %(conductor)s could not be found."""
+
+
 class NodeTraitNotFound(NotFound):
     """Node %(node)s does not have trait %(trait)s."""
 

@@ -5,6 +5,7 @@ from oslo_log import log
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
+from pool_api import render
 from pool_api.schemas import allocations as schema
 from pool_api.schemas import common
 from pool_api import validation
@@ -34,10 +35,6 @@ def _visible_fields() -> tuple:
     return tuple(f for f in FIELDS if f != 'owner')
 
 
-def _timestamp(value):
-    return value.isoformat() + '+00:00' if value is not None else None
-
-
 def to_dict(alloc, fields=None) -> dict:
     """The API representation of an allocation."""
     values = {
@@ -51,15 +48,11 @@ def to_dict(alloc, fields=None) -> dict:
         'candidate_nodes': list(alloc.candidate_nodes or []),
         'extra': alloc.extra or {},
         'owner': alloc.owner,
-        'created_at': _timestamp(alloc.created_at),
-        'updated_at': _timestamp(alloc.updated_at),
+        'created_at': render.timestamp(alloc.created_at),
+        'updated_at': render.timestamp(alloc.updated_at),
         'links': links.resource_links('allocations', alloc.uuid),
     }
-    fields = fields or _visible_fields()
-    # As in Ironic, links come with any selection of fields.
-    if 'links' not in fields:
-        fields = [*fields, 'links']
-    return {f: values[f] for f in fields}
+    return render.select(values, fields or _visible_fields())
 
 
 def _node_for_request(ident: str):

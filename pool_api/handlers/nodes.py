@@ -4,6 +4,7 @@ import flask
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
+from pool_api import render
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
@@ -79,10 +80,6 @@ def _visible_fields() -> tuple:
     return tuple(f for f in FIELDS if _visible(f))
 
 
-def _timestamp(value):
-    return value.isoformat() + '+00:00' if value is not None else None
-
-
 def to_dict(node, fields=None) -> dict:
     """The API representation of a node.
 
@@ -104,7 +101,7 @@ def to_dict(node, fields=None) -> dict:
         'allocation_uuid': node.allocation_uuid,
         'provision_state': node.provision_state,
         'target_provision_state': node.target_provision_state,
-        'provision_updated_at': _timestamp(node.provision_updated_at),
+        'provision_updated_at': render.timestamp(node.provision_updated_at),
         'power_state': node.power_state,
         'target_power_state': node.target_power_state,
         'maintenance': bool(node.maintenance),
@@ -113,15 +110,11 @@ def to_dict(node, fields=None) -> dict:
         'lessee': node.lessee,
         'reservation': node.reservation,
         'last_error': node.last_error,
-        'created_at': _timestamp(node.created_at),
-        'updated_at': _timestamp(node.updated_at),
+        'created_at': render.timestamp(node.created_at),
+        'updated_at': render.timestamp(node.updated_at),
         'links': links.resource_links('nodes', node.uuid),
     }
-    if fields is None:
-        fields = _visible_fields()
-    elif 'links' not in fields:
-        fields = list(fields) + ['links']
-    return {f: values[f] for f in fields}
+    return render.select(values, fields or _visible_fields())
 
 
 def _node_url(node, suffix: str = '') -> str:
@@ -311,7 +304,7 @@ def get_node_states(node_ident):
         'last_error': node.last_error,
         'power_state': node.power_state,
         'provision_state': node.provision_state,
-        'provision_updated_at': _timestamp(node.provision_updated_at),
+        'provision_updated_at': render.timestamp(node.provision_updated_at),
         'target_power_state': node.target_power_state,
         'target_provision_state': node.target_provision_state,
     }

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from pool_conductor.db import api
 from pool_conductor.db import models
+from pool_conductor import exception
 
 
 def register_conductor(context, hostname: str) -> None:
@@ -42,6 +43,23 @@ def list_conductors(context) -> list[models.Conductor]:
     with api.reader(context) as session:
         return list(session.scalars(
             sa.select(models.Conductor).order_by(models.Conductor.hostname)))
+
+
+def get_conductor(context, hostname: str) -> models.Conductor:
+    """:raises: ConductorNotFound"""
+    with api.reader(context) as session:
+        conductor = session.scalars(sa.select(models.Conductor).where(
+            models.Conductor.hostname == hostname)).one_or_none()
+    if conductor is None:
+        raise exception.ConductorNotFound(conductor=hostname)
+    return conductor
+
+
+def is_alive(conductor: models.Conductor, timeout: int) -> bool:
+    """Whether a conductor is online and heartbeated recently."""
+    since = api.utcnow() - datetime.timedelta(seconds=timeout)
+    return bool(conductor.online and conductor.updated_at
+                and conductor.updated_at >= since)
 
 
 def list_alive_hostnames(context, timeout: int) -> list[str]:

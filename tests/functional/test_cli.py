@@ -9,6 +9,7 @@ import subprocess
 import sys
 import uuid
 
+import fixtures
 import testtools
 
 from tests.functional import cluster
@@ -46,7 +47,11 @@ class TestPoolCLI(testtools.TestCase):
                           % OPENSTACK)
         self.env = {k: v for k, v in os.environ.items()
                     if not k.startswith('OS_')}
-        self.env.update(OS_AUTH_TYPE='none', OS_ENDPOINT=self.server.url)
+        self.env.update(OS_AUTH_TYPE='none', OS_ENDPOINT=self.server.url,
+                        # stevedore's cache of entry points, which may
+                        # predate the commands of this tree.
+                        XDG_CACHE_HOME=self.useFixture(
+                            fixtures.TempDir()).path)
         self.prefix = 'cli-%s' % uuid.uuid4().hex[:8]
 
     def run_cli(self, *args, check=True) -> CLIResult:
@@ -177,6 +182,11 @@ class TestPoolCLI(testtools.TestCase):
                               '-f', 'json').json()
         self.assertEqual(names[:0:-1], [n['Name'] for n in listed])
         self.run_cli('node', 'delete', *names)
+
+    def test_conductor_list(self):
+        conductors = self.run_cli('conductor', 'list', '-f', 'json').json()
+        self.assertEqual([{'Hostname': 'pool-server-test', 'Alive': True}],
+                         conductors)
 
     def test_not_found(self):
         result = self.run_cli('allocation', 'show', 'nope', check=False)

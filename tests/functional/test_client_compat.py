@@ -154,7 +154,10 @@ class CLITestCase(ClientTestCase):
     def setUp(self):
         super().setUp()
         self.env = _strip_os_variables(os.environ)
-        self.env.update(OS_AUTH_TYPE='none', OS_ENDPOINT=self.server.url)
+        self.env.update(OS_AUTH_TYPE='none', OS_ENDPOINT=self.server.url,
+                        # A fresh cache of stevedore's entry points.
+                        XDG_CACHE_HOME=self.useFixture(
+                            fixtures.TempDir()).path)
 
     def run_cli(self, *args, check=True):
         result = subprocess.run(
