@@ -28,8 +28,9 @@ class TimestampMixin:
 class Node(TimestampMixin, Base):
     __tablename__ = 'nodes'
     __table_args__ = (
-        sa.Index('nodes_candidate_idx', 'resource_class', 'provision_state',
-                 'id'),
+        # Free nodes of a resource class, in id order: the candidate search.
+        sa.Index('nodes_free_candidate_idx', 'resource_class',
+                 'provision_state', 'instance_uuid', 'id'),
         sa.Index('nodes_reservation_idx', 'reservation'),
         sa.Index('nodes_owner_idx', 'owner'),
         sa.Index('nodes_lessee_idx', 'lessee'),
