@@ -269,7 +269,9 @@ def _claim_candidate(session, alloc: models.Allocation, pivot: int):
     A node named as the allocation is preferred; otherwise the search
     starts at a random node id (pivot) and wraps around, so that
     concurrent workers spread over the fleet instead of queueing on the
-    same rows, and every probe is an index range scan.
+    same rows, and every probe is an index range scan. Any free node will
+    do, so the probes are not ordered: a sort would make the database read
+    every candidate past the pivot when it has no statistics yet.
     """
     node = models.Node
     base = _candidates(alloc)
@@ -277,9 +279,9 @@ def _claim_candidate(session, alloc: models.Allocation, pivot: int):
         row = _claim(session, base.where(node.name == alloc.name))
         if row is not None:
             return row
-    row = _claim(session, base.where(node.id >= pivot).order_by(node.id))
+    row = _claim(session, base.where(node.id >= pivot))
     if row is None and pivot > 0:
-        row = _claim(session, base.where(node.id < pivot).order_by(node.id))
+        row = _claim(session, base.where(node.id < pivot))
     return row
 
 

@@ -31,7 +31,11 @@ class Node(TimestampMixin, Base):
         # Free nodes of a resource class, in id order: the candidate search.
         sa.Index('nodes_free_candidate_idx', 'resource_class',
                  'provision_state', 'instance_uuid', 'id'),
-        sa.Index('nodes_reservation_idx', 'reservation'),
+        # Only locked nodes: an index of all would look like a way to find
+        # unlocked ones to a planner without statistics.
+        sa.Index('nodes_reservation_idx', 'reservation',
+                 postgresql_where=sa.text('reservation IS NOT NULL'),
+                 sqlite_where=sa.text('reservation IS NOT NULL')),
         sa.Index('nodes_owner_idx', 'owner'),
         sa.Index('nodes_lessee_idx', 'lessee'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
