@@ -130,3 +130,20 @@ def check_limit(limit) -> None:
     if limit is not None and limit < 0:
         raise exceptions.CommandError(
             'Expected non-negative --limit, got %s' % limit)
+
+
+def delete_each(app, kind: str, idents, delete) -> None:
+    """Delete every ident, going on past failures.
+
+    :raises: CommandError listing the ones that could not be deleted
+    """
+    failures = []
+    for ident in idents:
+        try:
+            delete(ident)
+            print('Deleted %s %s' % (kind, ident), file=app.stdout)
+        except exceptions.CommandError as exc:
+            failures.append('Failed to delete %s %s: %s' % (kind, ident,
+                                                            exc))
+    if failures:
+        raise exceptions.CommandError('\n'.join(failures))

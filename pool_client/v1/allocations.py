@@ -269,15 +269,5 @@ class DeleteAllocation(command.Command):
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
-        client = self.app.client_manager.pool
-        failures = []
-        for allocation in parsed_args.allocations:
-            try:
-                client.allocation_delete(allocation)
-                print('Deleted allocation %s' % allocation,
-                      file=self.app.stdout)
-            except exceptions.CommandError as exc:
-                failures.append('Failed to delete allocation %s: %s'
-                                % (allocation, exc))
-        if failures:
-            raise exceptions.CommandError('\n'.join(failures))
+        utils.delete_each(self.app, 'allocation', parsed_args.allocations,
+                          self.app.client_manager.pool.allocation_delete)

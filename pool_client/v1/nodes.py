@@ -308,17 +308,8 @@ class DeleteNode(command.Command):
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
-        client = self.app.client_manager.pool
-        failures = []
-        for node in parsed_args.nodes:
-            try:
-                client.node_delete(node)
-                print('Deleted node %s' % node, file=self.app.stdout)
-            except exceptions.CommandError as exc:
-                failures.append('Failed to delete node %s: %s'
-                                % (node, exc))
-        if failures:
-            raise exceptions.CommandError('\n'.join(failures))
+        utils.delete_each(self.app, 'node', parsed_args.nodes,
+                          self.app.client_manager.pool.node_delete)
 
 
 class _ProvisionStateCommand(command.Command):
