@@ -30,10 +30,6 @@ class InvalidParameterValue(Invalid):
     """%(err)s"""
 
 
-class InvalidIdentity(Invalid):
-    """Expected a UUID or a name but received %(ident)s."""
-
-
 class InvalidState(Invalid):
     """%(err)s"""
 
@@ -120,13 +116,6 @@ class ConcurrentUpdate(Conflict):
     """%(what)s was changed by another request, please retry."""
 
 
-class NoFreeConductorWorker(PoolException):
-    """Requested action cannot be performed due to lack of free conductor
-    workers."""
-
-    code = http.SERVICE_UNAVAILABLE
-
-
 class NoValidHost(PoolException):
     """No conductor is alive to handle the request; please retry once a
     conductor is running."""
@@ -138,7 +127,3 @@ class DatabaseUnavailable(PoolException):
     """The database is not reachable at the moment; please retry."""
 
     code = http.SERVICE_UNAVAILABLE
-
-
-class AllocationFailed(PoolException):
-    """Failed to process allocation %(uuid)s: %(error)s."""

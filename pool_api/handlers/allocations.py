@@ -186,9 +186,7 @@ def update_allocation(allocation_ident):
 def delete_allocation(allocation_ident):
     """Delete an allocation and release its node."""
     _require_allocations_api()
-    context = flask.g.context
-    alloc = allocations_db.get_allocation(context, allocation_ident)
-    allocations_db.destroy_allocation(context, alloc)
+    allocations_db.destroy_allocation(flask.g.context, allocation_ident)
     return '', 204
 
 
@@ -214,5 +212,5 @@ def get_node_allocation(node_ident):
 def delete_node_allocation(node_ident):
     _require_allocations_api()
     alloc = _allocation_of_node(node_ident)
-    allocations_db.destroy_allocation(flask.g.context, alloc)
+    allocations_db.destroy_allocation(flask.g.context, alloc.uuid)
     return '', 204

@@ -182,20 +182,22 @@ def update_allocation(context, alloc: models.Allocation,
     return get_allocation_by_id(context, alloc.id)
 
 
-def destroy_allocation(context, alloc: models.Allocation) -> None:
-    """Delete an allocation and release its node, in one transaction.
+def destroy_allocation(context, ident: str) -> None:
+    """Delete an allocation (by UUID or name) and release its node, in one
+    transaction.
 
     :raises: AllocationNotFound, NodeInWrongState when the node is active
         and not in maintenance, NodeLocked
     """
+    column = api.ident_column(models.Allocation, ident)
     with api.writer(context) as session:
         current = session.scalars(
             sa.select(models.Allocation)
-            .where(models.Allocation.id == alloc.id)
+            .where(column == ident)
             .with_for_update()
             .execution_options(populate_existing=True)).one_or_none()
         if current is None:
-            raise exception.AllocationNotFound(allocation=alloc.uuid)
+            raise exception.AllocationNotFound(allocation=ident)
         if current.node_id is not None:
             node = session.scalars(
                 sa.select(models.Node)
@@ -210,7 +212,7 @@ def destroy_allocation(context, alloc: models.Allocation) -> None:
                 raise exception.NodeInWrongState(
                     err='Cannot remove allocation %s of node %s: the node '
                         'is in provision state "%s" and not in '
-                        'maintenance.' % (alloc.uuid, node.uuid,
+                        'maintenance.' % (current.uuid, node.uuid,
                                           node.provision_state))
             session.execute(
                 sa.update(models.Node)

@@ -36,12 +36,6 @@ def get_node_by_id(context, node_id: int) -> models.Node:
         return node
 
 
-def get_node_by_instance(context, instance_uuid: str) -> models.Node | None:
-    with api.reader(context) as session:
-        return session.scalars(sa.select(models.Node).where(
-            models.Node.instance_uuid == instance_uuid)).one_or_none()
-
-
 def _raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
     cols = api.duplicate_columns(exc)
     if 'name' in cols:

@@ -61,6 +61,18 @@ def _python_main(module: str, argv0: str) -> list[str]:
             % (module, argv0)]
 
 
+def stop_process(proc: subprocess.Popen) -> None:
+    """Stop a process (frozen or not), killing it after 20 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class Database(fixtures.Fixture):
     """A new, empty PostgreSQL or MariaDB database, dropped afterwards."""
 
@@ -167,7 +179,7 @@ class Cluster(fixtures.Fixture):
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         self.procs['haproxy'] = proc
-        self.addCleanup(self._terminate, proc)
+        self.addCleanup(stop_process, proc)
 
     def start(self, name: str, module: str | None = None) -> None:
         """Start (or start again) the process of a conductor or API."""
@@ -178,17 +190,7 @@ class Cluster(fixtures.Fixture):
             _python_main(module, argv0) + ['--config-file', self._conf(name)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs[name] = proc
-        self.addCleanup(self._terminate, proc)
-
-    def _terminate(self, proc: subprocess.Popen) -> None:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGCONT)
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        self.addCleanup(stop_process, proc)
 
     def signal(self, name: str, sig: int) -> None:
         self.procs[name].send_signal(sig)
@@ -302,7 +304,7 @@ class PoolServer(fixtures.Fixture):
             _python_main('pool_api.cmd.server', 'pool-server')
             + ['--config-file', conf],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.addCleanup(self._stop)
+        self.addCleanup(stop_process, self.proc)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -311,14 +313,6 @@ class PoolServer(fixtures.Fixture):
             except OSError:
                 time.sleep(0.2)
         raise AssertionError('pool-server did not start: %s' % self.log())
-
-    def _stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
     def log(self) -> str:
         try:

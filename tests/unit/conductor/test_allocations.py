@@ -107,7 +107,7 @@ class AllocationWorkerTestCase(base.TestCase):
             self.context, {'resource_class': 'baremetal',
                            'state': 'allocating',
                            'conductor_affinity': 'test-host'})
-        allocations_db.destroy_allocation(self.context, alloc)
+        allocations_db.destroy_allocation(self.context, alloc.uuid)
         self.assertEqual(allocations_db.GONE, self.worker.process(alloc.id))
 
     def test_finished_allocation_is_not_redone(self):
