@@ -1,23 +1,47 @@
 """The Flask application factory."""
 import flask
 from oslo_config import cfg
+from oslo_middleware import healthcheck
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+from oslo_middleware import sizelimit
 
+from pool_api import auth
 from pool_api import errors
 from pool_api import microversion
+from pool_api import policy
 from pool_api import routes
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
+from pool_conductor import exception
 from pool_conductor import rpcapi
 
 # Requests to these paths ignore version headers, as Ironic's root does.
 _UNVERSIONED = ('/', '/v1/openapi.json')
+HEALTHCHECK_PATH = '/healthz'
+# Identifiers in paths: names and UUIDs, traits, hostnames.
+MAX_IDENT_LENGTH = 255
+
+
+def _context() -> pool_context.RequestContext:
+    """The context of the request, from the authentication middleware."""
+    environ = flask.request.environ
+    if CONF.auth_strategy == 'noauth':
+        return pool_context.RequestContext(
+            is_admin=True, system_scope='all',
+            roles=['admin', 'member', 'reader'],
+            request_id=environ.get(request_id.ENV_REQUEST_ID))
+    return pool_context.RequestContext.from_environ(environ)
 
 
 def _before_request() -> None:
     flask.g.version = None
-    flask.g.context = pool_context.RequestContext(
-        is_admin=True,
-        request_id=flask.request.headers.get('X-Openstack-Request-Id'))
+    flask.g.context = _context()
+    for name, value in (flask.request.view_args or {}).items():
+        if len(value) > MAX_IDENT_LENGTH:
+            raise exception.InvalidParameterValue(
+                err='Invalid %s "%s": it may have at most %d characters.'
+                    % (name, value, MAX_IDENT_LENGTH))
     if flask.request.path not in _UNVERSIONED:
         flask.g.version = microversion.parse(flask.request.headers)
 
@@ -25,10 +49,75 @@ def _before_request() -> None:
 def _after_request(response: flask.Response) -> flask.Response:
     response.headers.update(microversion.response_headers(
         flask.g.get('version')))
-    context = flask.g.get('context')
-    if context is not None:
-        response.headers['X-Openstack-Request-Id'] = context.request_id
     return response
+
+
+class _Healthcheck:
+    """oslo.middleware's healthcheck at HEALTHCHECK_PATH, unauthenticated.
+    """
+
+    def __init__(self, app):
+        self.app = app
+        self.health = healthcheck.Healthcheck(None,
+                                              {'oslo_config_config': CONF})
+
+    def __call__(self, environ: dict, start_response):
+        if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
+            return self.health(environ, start_response)
+        return self.app(environ, start_response)
+
+
+class _BodySizeLimit:
+    """Refuses a declared body over [oslo_middleware]
+    max_request_body_size in Ironic's error shape; oslo.middleware's
+    limiter stops bodies of no declared length as Flask reads them."""
+
+    def __init__(self, app):
+        self.app = app
+        self.limiter = sizelimit.RequestBodySizeLimiter(
+            app, {'oslo_config_config': CONF})
+
+    def __call__(self, environ: dict, start_response):
+        limit = CONF.oslo_middleware.max_request_body_size
+        declared = environ.get('CONTENT_LENGTH')
+        if not declared:
+            return self.limiter(environ, start_response)
+        try:
+            length = int(declared)
+        except ValueError:
+            return errors.wsgi_error(start_response, 400,
+                                     'Invalid Content-Length header.')
+        if length > limit:
+            return errors.wsgi_error(
+                start_response, 413, 'Request is too large: the body may '
+                'have at most %d bytes.' % limit)
+        # The server reads no more than the declared length.
+        return self.app(environ, start_response)
+
+
+class _ProxyHeaders:
+    """oslo.middleware's HTTPProxyToWSGI, only while [oslo_middleware]
+    enable_proxy_headers_parsing is on: the other requests skip the cost
+    of its request object."""
+
+    def __init__(self, app):
+        self.app = app
+        self.proxy = http_proxy_to_wsgi.HTTPProxyToWSGI(
+            app, {'oslo_config_config': CONF})
+
+    def __call__(self, environ: dict, start_response):
+        if CONF.oslo_middleware.enable_proxy_headers_parsing:
+            return self.proxy(environ, start_response)
+        return self.app(environ, start_response)
+
+
+def _middleware(app):
+    """The WSGI pipeline around the application, outermost last."""
+    app = auth.wrap(app)
+    app = _BodySizeLimit(app)
+    app = _Healthcheck(app)
+    app = request_id.RequestId(app, {'oslo_config_config': CONF})
+    return _ProxyHeaders(app)
 
 
 def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
@@ -47,4 +136,6 @@ def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
     app.after_request(_after_request)
     errors.register(app)
     routes.register(app)
+    policy.setup(app)
+    app.wsgi_app = _middleware(app.wsgi_app)
     return app

@@ -1,8 +1,10 @@
 """Errors rendered as Ironic renders them, whatever raised them."""
+import http
 import json
 
 import flask
 from oslo_log import log
+from webob import exc as webob_exc
 from werkzeug import exceptions as http_exc
 
 from pool_conductor.db import api as db_api
@@ -11,14 +13,27 @@ from pool_conductor import exception
 LOG = log.getLogger(__name__)
 
 
-def error_response(status: int, message: str) -> flask.Response:
+def error_body(status: int, message: str) -> str:
     """Ironic's error body: a JSON document inside a JSON string."""
     fault = {'faultcode': 'Client' if status < 500 else 'Server',
              'faultstring': message,
              'debuginfo': None}
-    return flask.Response(
-        json.dumps({'error_message': json.dumps(fault)}), status=status,
-        mimetype='application/json')
+    return json.dumps({'error_message': json.dumps(fault)})
+
+
+def error_response(status: int, message: str) -> flask.Response:
+    return flask.Response(error_body(status, message), status=status,
+                          mimetype='application/json')
+
+
+def wsgi_error(start_response, status: int, message: str,
+               headers: tuple = ()) -> list[bytes]:
+    """An error in Ironic's shape from WSGI middleware, outside Flask."""
+    body = error_body(status, message).encode()
+    start_response('%d %s' % (status, http.HTTPStatus(status).phrase), [
+        ('Content-Type', 'application/json'),
+        ('Content-Length', str(len(body))), *headers])
+    return [body]
 
 
 def _pool_error(exc: exception.PoolException):
@@ -33,6 +48,11 @@ def _http_error(exc: http_exc.HTTPException):
     if isinstance(exc, http_exc.MethodNotAllowed) and exc.valid_methods:
         response.headers['Allow'] = ', '.join(exc.valid_methods)
     return response
+
+
+def _too_large(exc: webob_exc.HTTPRequestEntityTooLarge):
+    # oslo.middleware's sizelimit, raised while the body is read.
+    return error_response(413, exc.explanation or exc.title)
 
 
 def _database_down(exc: Exception):
@@ -51,6 +71,8 @@ def _unexpected(exc: Exception):
 
 def register(app: flask.Flask) -> None:
     app.register_error_handler(exception.PoolException, _pool_error)
+    app.register_error_handler(webob_exc.HTTPRequestEntityTooLarge,
+                               _too_large)
     for error in db_api.UNAVAILABLE_ERRORS:
         app.register_error_handler(error, _database_down)
     app.register_error_handler(Exception, _unexpected)

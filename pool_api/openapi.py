@@ -10,12 +10,14 @@ no other field may appear.
 """
 import re
 
+from pool_api import auth
 from pool_api.handlers import allocations as allocation_handlers
 from pool_api.handlers import nodes as node_handlers
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
+from pool_api.schemas import pools as pool_schemas
 from pool_api import validation
 from pool_conductor import states
 
@@ -71,6 +73,14 @@ NODE_FIELDS = {
     'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
+    'pool': _STRING,
+    'pool_status': {'type': 'string', 'enum': list(states.POOL_STATUSES)},
+    'pool_allocated': _BOOLEAN,
+    'params': _OBJECT,
+    'profiles': _STRINGS,
+    'workflow': _NULLABLE_STRING,
+    'stage': _NULLABLE_STRING,
+    'runnable': _BOOLEAN,
     'links': _LINKS,
 }
 
@@ -99,6 +109,31 @@ CONDUCTOR_FIELDS = {
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
 }
+
+
+_ACTIONS = pool_schemas.TRANSITION_ACTIONS
+POOL_FIELDS = {
+    'name': _STRING,
+    'description': _NULLABLE_STRING,
+    'documentation': _NULLABLE_STRING,
+    'parent_pool': _NULLABLE_STRING,
+    **dict.fromkeys(pool_schemas.ACTION_SETS, _ACTIONS),
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+_NAMED_COMMON = {'name': _STRING, 'description': _NULLABLE_STRING}
+_NAMED_TAIL = {'created_at': _TIMESTAMP, 'updated_at': _NULLABLE_TIMESTAMP,
+               'links': _LINKS}
+PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT, **_NAMED_TAIL}
+WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
+
+
+def _named(fields: dict, collection: str, item: str) -> dict:
+    return {item: _object(fields, required=tuple(fields)),
+            item + 'List': _object({
+                collection: {'type': 'array', 'items': _schema_ref(item)},
+            }, required=(collection,))}
 
 
 def _object(properties: dict, required=(), description=None) -> dict:
@@ -201,6 +236,21 @@ def _response_schemas() -> dict:
                 'contentSchema': fault,
             },
         }, required=('error_message',)),
+        **_named(POOL_FIELDS, 'pools', 'Pool'),
+        **_named(PROFILE_FIELDS, 'profiles', 'Profile'),
+        **_named(WORKFLOW_FIELDS, 'workflows', 'Workflow'),
+        'PoolStatus': _object({
+            'name': _STRING,
+            'total': {'type': 'integer'},
+            'statuses': _object(
+                dict.fromkeys(states.POOL_STATUSES, {'type': 'integer'}),
+                required=states.POOL_STATUSES),
+        }, required=('name', 'total', 'statuses')),
+        'Params': _OBJECT,
+        'PoolActionResults': {'type': 'array', 'items': _object({
+            'status': _STRING, 'allocated': _BOOLEAN,
+            'name': _NULLABLE_STRING, 'uuid': _STRING},
+            required=('status', 'allocated', 'name', 'uuid'))},
         'OpenAPI': {'type': 'object',
                     'required': ['openapi', 'info', 'paths']},
     }
@@ -218,6 +268,11 @@ def _request_schemas() -> dict:
         'AllocationCreate': allocation_schemas.CREATE,
         'AllocationUpdate': allocation_schemas.UPDATE,
         'JSONPatch': validation.PATCH_SCHEMA,
+        'PoolCreate': pool_schemas.POOL_CREATE,
+        'ProfileCreate': pool_schemas.PROFILE_CREATE,
+        'WorkflowCreate': pool_schemas.WORKFLOW_CREATE,
+        'NodeParams': pool_schemas.NODE_PARAMS,
+        'PoolAction': pool_schemas.ACTION,
     }
 
 
@@ -287,11 +342,16 @@ def _path_parameter(name: str) -> dict:
 _ERRORS = {
     400: 'The request, its version header, a parameter or the body is '
          'not valid.',
+    401: 'No credentials, or credentials that are not valid: see the '
+         'WWW-Authenticate header.',
+    403: 'The policy does not allow the caller this operation.',
     404: 'The resource does not exist (or not in the requested version).',
     405: 'The operation does not exist in the requested version.',
     406: 'The requested version is not supported, or the operation or a '
          'parameter needs a newer one.',
     409: 'The change conflicts with the state of a resource.',
+    413: 'The body is larger than [oslo_middleware] '
+         'max_request_body_size.',
     503: 'The database or the conductors cannot be reached.',
 }
 
@@ -316,6 +376,24 @@ class _Op:
         self.versioned = versioned
         self.sort_keys = sort_keys
         self.filters = filters or {}
+
+
+def _crud(item: str, collection: str, schema: str) -> dict:
+    """The operations of a named object of the pool API."""
+    return {
+        'list_' + collection: _Op('List %s' % collection, collection,
+                                  response=schema + 'List'),
+        'create_' + item: _Op('Create a %s' % item, collection, status=201,
+                              response=schema, body=schema + 'Create',
+                              errors=(404, 409), location=True),
+        'get_' + item: _Op('Show a %s' % item, collection, response=schema,
+                           errors=(404,)),
+        'update_' + item: _Op('Update a %s (JSON Patch)' % item,
+                              collection, response=schema,
+                              body='JSONPatch', errors=(404,)),
+        'delete_' + item: _Op('Delete a %s' % item, collection,
+                              status=204, errors=_WRITE),
+    }
 
 
 _NODE_SORT = node_handlers.SORT_KEYS
@@ -403,6 +481,35 @@ OPERATIONS = {
     'get_conductor': _Op('Show a conductor', 'conductors',
                          response='Conductor', query=('fields',),
                          errors=(404,)),
+    'get_node_params': _Op('Show the params of a node', 'params',
+                           response='Params',
+                           filters=pool_schemas.PARAMS_QUERY,
+                           errors=(404,)),
+    'set_node_params': _Op('Replace the params of a node', 'params',
+                           response='Params', body='NodeParams',
+                           errors=_WRITE),
+    'update_node_params': _Op('Change the params of a node (JSON Patch)',
+                              'params', response='Params',
+                              body='JSONPatch', errors=_WRITE),
+    **_crud('pool', 'pools', 'Pool'),
+    'get_pool_status': _Op('Count the members of a pool per status',
+                           'pools', response='PoolStatus', errors=(404,)),
+    **{name: _Op(summary, 'pools', response='PoolActionResults',
+                 body='PoolAction', body_required=False,
+                 errors=(404, 409))
+       for name, summary in (
+           ('add_machines', 'Move Free nodes of the parent pool into a '
+                            'pool (addMachines)'),
+           ('remove_machines', 'Move Free nodes of a pool to its parent '
+                               'pool (removeMachines)'),
+           ('allocate_machines', 'Allocate nodes of a pool in one '
+                                 'transaction (allocateMachines)'),
+           ('return_machines', 'Return allocated nodes to their pool '
+                               '(returnMachines)'),
+           ('return_to_pool', 'Return one node to its pool '
+                              '(returnToPool)'))},
+    **_crud('profile', 'profiles', 'Profile'),
+    **_crud('workflow', 'workflows', 'Workflow'),
 }
 
 _DESCRIPTIONS = {200: 'OK', 201: 'Created', 202: 'Accepted',
@@ -424,9 +531,22 @@ def _response_headers(versioned: bool, location: bool = False) -> dict:
     return headers
 
 
-_ERROR_RESPONSES = {400: 'BadRequest', 404: 'NotFound',
+_ERROR_RESPONSES = {400: 'BadRequest', 401: 'Unauthorized',
+                    403: 'Forbidden', 404: 'NotFound',
                     405: 'MethodNotAllowed', 406: 'NotAcceptable',
-                    409: 'Conflict', 503: 'ServiceUnavailable'}
+                    409: 'Conflict', 413: 'RequestEntityTooLarge',
+                    503: 'ServiceUnavailable'}
+# Either strategy; with auth_strategy = noauth, none.
+SECURITY = [{'keystoneToken': []}, {'httpBasic': []}, {}]
+SECURITY_SCHEMES = {
+    'keystoneToken': {'type': 'apiKey', 'in': 'header',
+                      'name': 'X-Auth-Token',
+                      'description': 'A Keystone token '
+                                     '(auth_strategy = keystone).'},
+    'httpBasic': {'type': 'http', 'scheme': 'basic',
+                  'description': 'A user of the htpasswd file '
+                                 '(auth_strategy = http_basic).'},
+}
 
 
 def _error_responses() -> dict:
@@ -437,11 +557,16 @@ def _error_responses() -> dict:
                 'content': {JSON: {'schema': _schema_ref('Error')}}}
     responses = {_ERROR_RESPONSES[code]: error(description)
                  for code, description in _ERRORS.items()}
+    # keystonemiddleware answers with a body of its own.
+    responses['Unauthorized']['content'][JSON]['schema'] = {'type': 'object'}
+    responses['Unauthorized']['headers'] = {'WWW-Authenticate': {
+        'description': 'The authentication scheme to use.', 'required': True,
+        'schema': {'type': 'string'}}}
     responses['UnexpectedError'] = error('An unexpected error.')
     return responses
 
 
-def _responses(op: _Op) -> dict:
+def _responses(op: _Op, public: bool) -> dict:
     success = {'description': _DESCRIPTIONS[op.status],
                'headers': _response_headers(op.versioned, op.location)}
     if op.response:
@@ -450,13 +575,17 @@ def _responses(op: _Op) -> dict:
     codes = set(op.errors)
     if op.versioned:
         codes |= {400, 406, 503}
+    if not public:
+        codes |= {401, 403}
+    if op.body:
+        codes.add(413)
     for code in sorted(codes):
         responses[str(code)] = _ref('responses', _ERROR_RESPONSES[code])
     responses['default'] = _ref('responses', 'UnexpectedError')
     return responses
 
 
-def _operation(handler_name: str, path_params: list) -> dict:
+def _operation(handler_name: str, path_params: list, public: bool) -> dict:
     op = OPERATIONS[handler_name]
     parameters = [_path_parameter(name) for name in path_params]
     if op.versioned:
@@ -479,7 +608,9 @@ def _operation(handler_name: str, path_params: list) -> dict:
         operation['requestBody'] = {
             'required': op.body_required,
             'content': {JSON: {'schema': _schema_ref(op.body)}}}
-    operation['responses'] = _responses(op)
+    operation['responses'] = _responses(op, public)
+    if public:
+        operation['security'] = []
     return operation
 
 
@@ -507,7 +638,8 @@ def build(server_url: str = '/') -> dict:
     by_params: dict = {}
     for rule, method, handler in routes.ROUTES:
         path, params = openapi_path(rule)
-        operation = _operation(handler.__name__, params)
+        operation = _operation(handler.__name__, params,
+                               rule in auth.PUBLIC_PATHS)
         paths.setdefault(path, {})[method.lower()] = operation
         by_params.setdefault(tuple(params), []).append(operation)
     # What a client (or a fuzzer) can do with the resource it created.
@@ -542,10 +674,13 @@ def build(server_url: str = '/') -> dict:
         },
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
-            'versions', 'nodes', 'node states', 'traits', 'allocations',
-            'conductors')],
+            'versions', 'nodes', 'node states', 'traits', 'params',
+            'allocations', 'conductors', 'pools', 'profiles',
+            'workflows')],
         'paths': paths,
+        'security': SECURITY,
         'components': {
+            'securitySchemes': SECURITY_SCHEMES,
             'schemas': {**_response_schemas(), **_request_schemas()},
             'parameters': _parameters(),
             'headers': _headers(),

@@ -26,6 +26,19 @@ def get_bool(name: str) -> bool | None:
                 'boolean.' % (value, name)) from None
 
 
+def get_string(name: str, schema: dict) -> str | None:
+    """A string query parameter no longer than the schema's maxLength.
+
+    :raises: InvalidParameterValue
+    """
+    value = flask.request.args.get(name)
+    if value is not None and len(value) > schema['maxLength']:
+        raise exception.InvalidParameterValue(
+            err='Invalid value for the %s parameter: it must be at most %d '
+                'characters long.' % (name, schema['maxLength']))
+    return value
+
+
 def get_fields(allowed) -> list[str] | None:
     """The fields query parameter, checked against allowed.
 

@@ -83,15 +83,28 @@ def apply_patch(document: dict, patch, patchable, defaults: dict) -> dict:
                     % root)
             raise exception.Invalid("Cannot patch %s: there is no field "
                                     "'%s'" % (op['path'], root))
-    try:
-        result = jsonpatch.apply_patch(copy.deepcopy(document), patch)
-    except (jsonpatch.JsonPatchException,
-            jsonpointer.JsonPointerException) as exc:
-        raise exception.Invalid('Cannot apply the patch: %s' % exc) from None
+    result = _apply(document, patch)
     for key in patchable:
         if key not in result:
             result[key] = copy.deepcopy(defaults.get(key))
     return result
+
+
+def _apply(document: dict, patch) -> dict:
+    try:
+        return jsonpatch.apply_patch(copy.deepcopy(document), patch)
+    except (jsonpatch.JsonPatchException,
+            jsonpointer.JsonPointerException) as exc:
+        raise exception.Invalid('Cannot apply the patch: %s' % exc) from None
+
+
+def patch_map(document: dict, patch) -> dict:
+    """Apply a JSON Patch to a free-form map (every key may change).
+
+    :raises: Invalid for a malformed patch or a path that does not exist
+    """
+    validate(PATCH_SCHEMA, patch)
+    return _apply(document, patch)
 
 
 def changes(before: dict, after: dict, fields) -> dict:

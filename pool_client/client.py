@@ -194,6 +194,25 @@ class Client:
                 return items
             seen.add(marker)
 
+    # Pools -----------------------------------------------------------------
+
+    def pool_create(self, **fields) -> dict:
+        return self.post('/v1/pools', body=fields)
+
+    def pool_list(self) -> list:
+        return (self.get('/v1/pools') or {}).get('pools') or []
+
+    def pool_get(self, pool: str) -> dict:
+        return self.get(_path('pools', pool))
+
+    def pool_delete(self, pool: str) -> None:
+        self.delete(_path('pools', pool))
+
+    def pool_action(self, pool: str, action: str, **params) -> list:
+        """Run addMachines, removeMachines, allocateMachines or
+        returnMachines on a pool; one result per node."""
+        return self.post(_path('pools', pool) + '/' + action, body=params)
+
     # Nodes -----------------------------------------------------------------
 
     def node_create(self, **fields) -> dict:

@@ -1,4 +1,5 @@
 """Helpers of the commands: key=value arguments, JSON Patch, columns."""
+import argparse
 import json
 
 from osc_lib.cli import format_columns
@@ -35,6 +36,21 @@ def split_and_deserialize(string: str) -> tuple:
     except ValueError:
         pass
     return key, value
+
+
+def json_object(text: str) -> dict:
+    """An argparse type: a JSON object.
+
+    :raises: ArgumentTypeError for anything else
+    """
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError('expected a JSON object, not %r'
+                                         % text)
+    return value
 
 
 def key_value_pairs_to_dict(pairs) -> dict:

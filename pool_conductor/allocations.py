@@ -1,4 +1,5 @@
 """The conductor's allocation worker: reserves nodes for allocations."""
+import collections
 import random
 import threading
 import time
@@ -23,16 +24,23 @@ _BUSY_SLEEP_MAX = 0.25
 class AllocationWorker:
     """Processes the allocations of one conductor on a pool of threads.
 
+    Allocations wait in a queue; each worker thread takes up to
+    ``batch_size`` of them at a time and reserves their nodes in one
+    transaction, so that under load the cost of a transaction is shared.
     An allocation is queued at most once at a time; work that cannot be
     finished now (the database is unreachable) stays ``allocating`` in the
     database and is queued again by the conductor's periodic check.
     """
 
-    def __init__(self, host: str, workers: int):
+    def __init__(self, host: str, workers: int, batch_size: int = 1):
         self.host = host
+        self._workers = workers
+        self._batch_size = max(1, batch_size)
         self._executor = futurist.ThreadPoolExecutor(max_workers=workers)
         self._lock = threading.Lock()
         self._queued: set[int] = set()
+        self._pending: collections.deque[int] = collections.deque()
+        self._draining = 0
         self._max_id = 0
         self._max_id_at = 0.0
 
@@ -41,19 +49,37 @@ class AllocationWorker:
 
         :returns: whether it was queued now.
         """
+        return self.submit_many([allocation_id]) == 1
+
+    def submit_many(self, allocation_ids: list[int]) -> int:
+        """Queue allocations, skipping those queued already.
+
+        :returns: how many were queued now.
+        """
         with self._lock:
-            if allocation_id in self._queued:
-                return False
-            self._queued.add(allocation_id)
-        try:
-            self._executor.submit(self._run, allocation_id)
-        except RuntimeError:
-            # The executor is shut down: the conductor is stopping, and the
-            # allocation is resumed or taken over from the database.
-            with self._lock:
-                self._queued.discard(allocation_id)
-            return False
-        return True
+            new = [i for i in dict.fromkeys(allocation_ids)
+                   if i not in self._queued]
+            self._queued.update(new)
+            self._pending.extend(new)
+            # One more thread, unless every thread is busy already: a busy
+            # thread takes them with its next batch.
+            start = bool(new) and self._draining < self._workers
+            if start:
+                self._draining += 1
+        if start:
+            try:
+                self._executor.submit(self._drain)
+            except RuntimeError:
+                # The executor is shut down: the conductor is stopping,
+                # and the allocations are resumed or taken over from the
+                # database.
+                with self._lock:
+                    self._draining -= 1
+                    for i in new:
+                        self._pending.remove(i)
+                        self._queued.discard(i)
+                return 0
+        return len(new)
 
     def queued(self) -> set[int]:
         with self._lock:
@@ -69,12 +95,44 @@ class AllocationWorker:
             self._max_id_at = now
         return self._max_id
 
-    def _run(self, allocation_id: int) -> None:
-        try:
-            self.process(allocation_id)
-        finally:
+    def _drain(self) -> None:
+        while True:
             with self._lock:
-                self._queued.discard(allocation_id)
+                if not self._pending:
+                    self._draining -= 1
+                    return
+                batch = [self._pending.popleft() for _ in
+                         range(min(self._batch_size, len(self._pending)))]
+            try:
+                self.process_batch(batch)
+            finally:
+                with self._lock:
+                    self._queued.difference_update(batch)
+
+    def process_batch(self, allocation_ids: list[int]) -> None:
+        """Reserve nodes for allocations, together where possible; never
+        raises.
+        """
+        served: set[int] = set()
+        if len(allocation_ids) > 1:
+            context = pool_context.get_admin_context()
+            try:
+                served = allocations_db.reserve_nodes(
+                    context, allocation_ids, self.host,
+                    self._max_node_id(context))
+            except db_api.UNAVAILABLE_ERRORS as exc:
+                LOG.warning('Database unreachable while processing '
+                            'allocations %(ids)s, they will be retried: '
+                            '%(exc)s', {'ids': allocation_ids, 'exc': exc})
+                return
+            except Exception:
+                # Each allocation is tried on its own below, which records
+                # its own failure.
+                LOG.exception('Reserving nodes for allocations %s together '
+                              'failed', allocation_ids)
+        for allocation_id in allocation_ids:
+            if allocation_id not in served:
+                self.process(allocation_id)
 
     def process(self, allocation_id: int) -> str | None:
         """Reserve a node for an allocation; never raises.

@@ -46,6 +46,12 @@ class MethodNotAllowed(PoolException):
     code = http.METHOD_NOT_ALLOWED
 
 
+class Forbidden(PoolException):
+    """Access was denied to this resource."""
+
+    code = http.FORBIDDEN
+
+
 class NotFound(PoolException):
     """Resource could not be found."""
 
@@ -66,6 +72,10 @@ class ConductorNotFound(NotFound):
 
 class NodeTraitNotFound(NotFound):
     """Node %(node)s does not have trait %(trait)s."""
+
+
+class ObjectNotFound(NotFound):
+    """%(kind)s %(name)s could not be found."""
 
 
 class Conflict(PoolException):
@@ -114,6 +124,19 @@ class AllocationConflict(Conflict):
 
 class ConcurrentUpdate(Conflict):
     """%(what)s was changed by another request, please retry."""
+
+
+class ObjectAlreadyExists(Conflict):
+    """A %(kind)s named %(name)s already exists."""
+
+
+class ObjectInUse(Conflict):
+    """%(err)s"""
+
+
+class InsufficientNodes(Conflict):
+    """Pool %(pool)s has %(found)s free nodes matching the request, %(count)s
+    were requested; nothing was allocated."""
 
 
 class NoValidHost(PoolException):

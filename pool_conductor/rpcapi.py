@@ -3,20 +3,33 @@ import random
 import threading
 import time
 
+from oslo_log import log
+
 from pool_conductor.conf import CONF
+from pool_conductor import context as pool_context
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import exception
 from pool_conductor import rpc
 
+LOG = log.getLogger(__name__)
+
 
 class ConductorAPI:
-    """Casts work to live conductors.
+    """Hands allocations to live conductors.
+
+    Allocations are cast in batches: a sender thread casts at most one
+    message per conductor every ``[api] allocation_cast_interval``
+    seconds, with every allocation queued for that conductor meanwhile,
+    and the conductor picked for new allocations changes at the same pace.
+    A lone allocation is cast at once; under load, one message carries
+    many, which saves both sides the cost of a message each.
 
     API version history:
         1.0 - create_allocation
+        1.1 - create_allocations
     """
 
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
     # How long the list of live conductors is reused before it is read
     # from the database again.
     ALIVE_CACHE_SECONDS = 1.0
@@ -26,6 +39,12 @@ class ConductorAPI:
         self._alive: list[str] = []
         self._alive_at = 0.0
         self._lock = threading.Lock()
+        self._picked: str | None = None
+        self._picked_at = 0.0
+        self._outbox: dict[str, list[int]] = {}
+        self._wakeup = threading.Condition(self._lock)
+        self._sender: threading.Thread | None = None
+        self._last_cast = 0.0
 
     @property
     def client(self):
@@ -45,22 +64,65 @@ class ConductorAPI:
         return alive
 
     def pick_conductor(self, context) -> str:
-        """A random live conductor.
+        """A random live conductor, the same one for a cast interval.
 
         :raises: NoValidHost when no conductor is alive
         """
         alive = self.alive_conductors(context)
         if not alive:
             raise exception.NoValidHost()
-        return random.choice(alive)
+        now = time.monotonic()
+        with self._lock:
+            if (self._picked not in alive or now - self._picked_at
+                    >= CONF.api.allocation_cast_interval):
+                self._picked, self._picked_at = random.choice(alive), now
+            return self._picked
 
     def create_allocation(self, context, allocation_id: int,
                           host: str) -> None:
-        """Ask a conductor to process an allocation (a cast: no reply).
+        """Queue an allocation to be cast to its conductor; never blocks.
+
+        An allocation whose message is lost (the message bus is down, the
+        process dies first) is recorded with its conductor's name, and the
+        conductor finds it by itself on its next check.
+        """
+        with self._lock:
+            self._outbox.setdefault(host, []).append(allocation_id)
+            if self._sender is None or not self._sender.is_alive():
+                self._sender = threading.Thread(
+                    target=self._send_forever, name='pool-rpc-sender',
+                    daemon=True)
+                self._sender.start()
+            self._wakeup.notify()
+
+    def _send_forever(self) -> None:
+        while True:
+            with self._lock:
+                while not self._outbox:
+                    self._wakeup.wait()
+            # At most one cast per conductor and interval: what arrives
+            # meanwhile goes with the next one.
+            pause = (self._last_cast + CONF.api.allocation_cast_interval
+                     - time.monotonic())
+            if pause > 0:
+                time.sleep(pause)
+            with self._lock:
+                outbox, self._outbox = self._outbox, {}
+            self._last_cast = time.monotonic()
+            for host, ids in outbox.items():
+                self._cast(host, ids)
+
+    def _cast(self, host: str, allocation_ids: list[int]) -> None:
+        """Cast allocations to a conductor; never raises.
 
         The cast gives up after one reconnection attempt when the message
-        bus is down: the allocation is recorded with the conductor's name,
-        and the conductor finds it by itself on its next check.
+        bus is down.
         """
-        cctxt = self.client.prepare(server=host, retry=1)
-        cctxt.cast(context, 'create_allocation', allocation_id=allocation_id)
+        try:
+            cctxt = self.client.prepare(server=host, retry=1)
+            cctxt.cast(pool_context.get_admin_context(),
+                       'create_allocations', allocation_ids=allocation_ids)
+        except Exception as exc:
+            LOG.warning('Could not send allocations %(ids)s to conductor '
+                        '%(host)s, it will pick them up by itself: %(exc)s',
+                        {'ids': allocation_ids, 'host': host, 'exc': exc})

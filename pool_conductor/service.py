@@ -48,8 +48,9 @@ class ConductorService:
         if released:
             LOG.info('Released %d node locks left by a previous run of %s',
                      released, self.host)
-        self.worker = AllocationWorker(self.host,
-                                       CONF.conductor.allocation_workers)
+        self.worker = AllocationWorker(
+            self.host, CONF.conductor.allocation_workers,
+            CONF.conductor.allocation_batch_size)
         self._rpc_server = rpc.get_server(
             CONF, self.host, [ConductorManager(self.worker)])
         self._rpc_server.start()

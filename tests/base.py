@@ -44,7 +44,12 @@ class TestCase(base.BaseTestCase):
     def setUp(self):
         super().setUp()
         self.config = self.useFixture(config_fixture.Config(CONF)).config
-        self.config(host='test-host', transport_url='fake://')
+        # oslo.policy looks its files up through the parsed configuration;
+        # the fixture clears it after each test.
+        CONF([], project='pool', default_config_files=[],
+             default_config_dirs=[])
+        self.config(host='test-host', transport_url='fake://',
+                    auth_strategy='noauth')
         self.db = self.useFixture(Database())
         self.context = pool_context.get_admin_context()
 

@@ -5,11 +5,14 @@ against clusters of this machine (HAProxy, pool-api processes, pool-conductor
 processes, RabbitMQ, PostgreSQL or MariaDB: tests/functional/cluster.py)
 and against pool-server, in normal mode (N allocations for N nodes) and
 contention mode (2N allocations for N nodes). With --candidate-query it
-also times the reservation of nodes among many, straight on the database.
+also times the reservation of nodes among many, straight on the database;
+with --pool-allocate, allocateMachines of 1,000 nodes from 10,000.
 
     .venv/bin/python tools/benchmark.py --nodes 1000,10000 \\
         --db postgresql,mysql --conductors 1,3 --server \\
         --candidate-query 100000
+    .venv/bin/python tools/benchmark.py --no-clusters --pool-allocate \\
+        --db postgresql,mysql
 
 Needs the services and database users that tools/run-tests.sh sets up.
 """
@@ -29,7 +32,11 @@ DEFAULT_BENCH = os.path.join(ROOT, '..', 'shared', 'bench',
                              'alloc_bench.py')
 COLUMNS = ('deployment', 'N', 'mode', 'active', 'error', 'allocs/s',
            'POST p50', 'POST p99', 'active p50', 'active p99', 'deletes/s',
-           'double', 'ok')
+           'double', 'ok', 'CPU s/1000 api+cond+db')
+# Processes whose CPU time alloc_bench.py adds up (pool-server, one
+# process, counts as api).
+WATCH = ('api=pool_api', 'cond=pool_conductor',
+         'db=postgres|mariadbd')
 
 
 def run_bench(args, url: str, nodes: int) -> list[dict]:
@@ -42,7 +49,8 @@ def run_bench(args, url: str, nodes: int) -> list[dict]:
         [sys.executable, args.bench, '--url', url, '-n', str(nodes),
          '-c', str(args.clients), '--modes', 'normal,contention',
          '--api-version', '1.60', '--resource-class', 'bench-%d' % nodes,
-         '--reuse-nodes', '--keep-nodes'],
+         '--reuse-nodes', '--keep-nodes']
+        + [arg for watch in WATCH for arg in ('--watch', watch)],
         capture_output=True, text=True)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
         raise RuntimeError('alloc_bench failed: %s' % proc.stderr[-2000:])
@@ -61,8 +69,18 @@ def run_bench(args, url: str, nodes: int) -> list[dict]:
             'deletes/s': '%.0f' % rnd['delete']['deletes_per_s'],
             'double': verify['double_allocated_nodes'],
             'ok': 'yes' if verify['ok'] else 'NO',
+            'CPU s/1000 api+cond+db': _cpu_per_1000(
+                rnd.get('cpu_allocate', {}), alloc['requested']),
         })
     return rows
+
+
+def _cpu_per_1000(cpu: dict, allocations: int) -> str:
+    """CPU seconds of the API, conductor and database processes per
+    1,000 allocations, while allocating."""
+    return '+'.join('%.1f' % (cpu.get(group + '_cpu_s', 0) * 1000
+                              / allocations)
+                    for group in ('api', 'cond', 'db'))
 
 
 def print_table(rows: list[dict]) -> None:
@@ -101,17 +119,87 @@ def bench_server(args, rows: list[dict]) -> None:
                 print_table(rows[-1:])
 
 
+def insert_nodes(engine, total: int, **values) -> None:
+    """Insert total available nodes in batches, with their pool fields."""
+    import sqlalchemy as sa
+
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import models
+
+    with engine.begin() as conn:
+        for start in range(0, total, 5000):
+            conn.execute(sa.insert(models.Node), [
+                {'uuid': '%08x-0000-4000-8000-%012x' % (i, i),
+                 'driver': 'fake-hardware',
+                 'resource_class': 'rc-%d' % (i % 10),
+                 'provision_state': 'available',
+                 'power_state': 'power off', 'maintenance': False,
+                 'properties': {}, 'extra': {}, 'instance_info': {},
+                 'driver_info': {}, 'generation': 0,
+                 'pool': 'default', 'pool_status': 'Free',
+                 'params': {'inventory/data/CPUS': 2 + i % 4},
+                 'created_at': db_api.utcnow(), **values}
+                for i in range(start, min(start + 5000, total))])
+
+
+def pool_allocate(args) -> None:
+    """Time allocateMachines of count nodes from a pool of many."""
+    import sqlalchemy as sa
+
+    from pool_conductor.conf import CONF
+    from pool_conductor import context as pool_context
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import migration
+    from pool_conductor.db import models
+    from pool_conductor.db import pool_actions
+    from pool_conductor.db import pools as pools_db
+    from pool_conductor import filters
+
+    CONF([], project='pool')
+    context = pool_context.get_admin_context()
+    total, count = args.pool_allocate
+    for backend in args.db:
+        with cluster.Database(backend) as db:
+            engine = sa.create_engine(db.url)
+            db_api.setup_engine_hooks(engine)
+            migration.upgrade(engine=engine)
+            CONF.set_override('connection', db.url, group='database')
+            restore = db_api.main_context_manager.patch_engine(engine)
+            try:
+                pools_db.create(context, models.Pool, {
+                    'name': 'bench',
+                    'allocate_actions': {'add_parameters': {'a': 1}}})
+                insert_nodes(engine, total, pool='bench')
+                with engine.begin() as conn:
+                    if backend == 'postgresql':
+                        conn.exec_driver_sql('ANALYZE nodes')
+                timings = []
+                for request in (
+                        pool_actions.Request(count=count),
+                        pool_actions.Request(count=count, filters=[
+                            filters.parse('inventory/data/CPUS',
+                                          'Gte(4)')])):
+                    started = time.monotonic()
+                    got = pool_actions.allocate_machines(context, 'bench',
+                                                         request)
+                    timings.append((len(got), time.monotonic() - started))
+            finally:
+                restore()
+                engine.dispose()
+        print('%s: allocateMachines of %d nodes from a pool of %d: %d '
+              'allocated in %.3f s; with a params filter: %d in %.3f s'
+              % (backend, count, total, *timings[0], *timings[1]),
+              flush=True)
+
+
 def candidate_query(args) -> None:
     """Time reservations among many nodes, straight on the database."""
     import sqlalchemy as sa
 
-    from pool_conductor.allocations import AllocationWorker
     from pool_conductor.conf import CONF
     from pool_conductor import context as pool_context
-    from pool_conductor.db import allocations as allocations_db
     from pool_conductor.db import api as db_api
     from pool_conductor.db import migration
-    from pool_conductor.db import models
 
     CONF([], project='pool')
     context = pool_context.get_admin_context()
@@ -126,50 +214,59 @@ def candidate_query(args) -> None:
             restore = db_api.main_context_manager.patch_engine(engine)
             try:
                 started = time.monotonic()
-                with engine.begin() as conn:
-                    for start in range(0, total, 5000):
-                        conn.execute(sa.insert(models.Node), [
-                            {'uuid': '%08x-0000-4000-8000-%012x' % (i, i),
-                             'driver': 'fake-hardware',
-                             'resource_class': 'rc-%d' % (i % 10),
-                             'provision_state': 'available',
-                             'power_state': 'power off',
-                             'maintenance': False, 'properties': {},
-                             'extra': {}, 'instance_info': {},
-                             'driver_info': {}, 'generation': 0,
-                             'created_at': db_api.utcnow()}
-                            for i in range(start, min(start + 5000,
-                                                      total))])
+                insert_nodes(engine, total)
                 enrolled = time.monotonic() - started
                 if backend == 'postgresql':
                     # As autovacuum would, some time after a bulk load.
                     with engine.begin() as conn:
                         conn.exec_driver_sql('ANALYZE nodes')
-                worker = AllocationWorker('bench-host', 1)
-                ids = [allocations_db.create_allocation(context, {
-                    'resource_class': 'rc-3', 'state': 'allocating',
-                    'conductor_affinity': 'bench-host'}).id
-                    for _ in range(reservations)]
-                started = time.monotonic()
-                outcomes = [worker.process(i) for i in ids]
-                elapsed = time.monotonic() - started
-                worker.stop()
+                single, batched = _reserve(context, reservations)
                 plan = _explain(engine)
             finally:
                 restore()
                 engine.dispose()
         print('%s: %d nodes inserted in %.1f s; %d reservations among %d '
-              'candidates (of %d nodes), one at a time: %.2f ms each, %d '
-              'reserved; candidate query plan: %s'
+              'candidates (of %d nodes): one at a time %s; in batches of %d '
+              '%s; candidate query plan: %s'
               % (backend, total, enrolled, reservations, total // 10, total,
-                 1000 * elapsed / reservations,
-                 outcomes.count(allocations_db.RESERVED), plan), flush=True)
+                 single, BATCH, batched, plan), flush=True)
+
+
+def _reserve(context, count: int) -> tuple[str, str]:
+    """Reserve nodes for count allocations one at a time, then for count
+    more in batches; how long each took."""
+    from pool_conductor.allocations import AllocationWorker
+    from pool_conductor.db import allocations as allocations_db
+
+    worker = AllocationWorker('bench-host', 1)
+    results = []
+    for batch in (1, BATCH):
+        ids = [allocations_db.create_allocation(context, {
+            'resource_class': 'rc-3', 'state': 'allocating',
+            'conductor_affinity': 'bench-host'}).id for _ in range(count)]
+        cpu, wall = time.process_time(), time.monotonic()
+        for i in range(0, count, batch):
+            worker.process_batch(ids[i:i + batch])
+        wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+        reserved = sum(allocations_db.get_allocation_by_id(
+            context, i).state == 'active' for i in ids)
+        results.append('%.2f ms each (%.2f ms CPU of this process), %d '
+                       'reserved' % (1000 * wall / count, 1000 * cpu / count,
+                                     reserved))
+    worker.stop()
+    return results[0], results[1]
+
+
+# Allocations per batch in --candidate-query.
+BATCH = 16
 
 
 def _explain(engine) -> str:
-    query = ("SELECT id FROM nodes WHERE resource_class = 'rc-3' AND "
-             "provision_state = 'available' AND id >= 5000 AND maintenance "
-             "= false AND instance_uuid IS NULL ORDER BY id LIMIT 1")
+    query = ("SELECT id FROM nodes WHERE provision_state = 'available' "
+             "AND maintenance = false AND instance_uuid IS NULL AND "
+             "allocation_id IS NULL AND reservation IS NULL AND power_state "
+             "IS NOT NULL AND resource_class = 'rc-3' AND id >= 5000 "
+             "LIMIT 1")
     with engine.connect() as conn:
         rows = [' '.join(str(c) for c in r)
                 for r in conn.exec_driver_sql('EXPLAIN ' + query)]
@@ -193,6 +290,10 @@ def main() -> None:
     parser.add_argument('--no-clusters', action='store_true')
     parser.add_argument('--candidate-query', type=int, default=0,
                         metavar='NODES')
+    parser.add_argument('--pool-allocate', nargs='?', const='10000,1000',
+                        type=numbers, metavar='NODES,COUNT',
+                        help='time allocateMachines of COUNT nodes (1000) '
+                             'from a pool of NODES (10000)')
     parser.add_argument('--bench', default=DEFAULT_BENCH,
                         help='path of alloc_bench.py')
     args = parser.parse_args()
@@ -206,6 +307,8 @@ def main() -> None:
         print_table(rows)
     if args.candidate_query:
         candidate_query(args)
+    if args.pool_allocate:
+        pool_allocate(args)
 
 
 if __name__ == '__main__':

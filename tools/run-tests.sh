@@ -7,7 +7,8 @@
 # functional tests need those, and RabbitMQ with guest/guest. With POOL_TEST_REQUIRE_DB=1 a database that cannot be reached
 # fails the tests instead of skipping them.
 #
-# Usage: tools/run-tests.sh [lint|unit|functional|faults]...  (default: all)
+# Usage: tools/run-tests.sh [lint|unit|functional|faults|fuzz]...
+# (default: all)
 #
 # Prints "N passed, N failed, N skipped" last; exits non-zero on any lint
 # error or failed test.
@@ -117,6 +118,18 @@ run_suite() {
     fi
 }
 
+# schemathesis against a pool-server and its OpenAPI document (tools/fuzz.py).
+fuzz() {
+    printf '\n==> fuzz\n'
+    if timeout 600 python tools/fuzz.py; then
+        passed=$((passed + 1))
+    else
+        echo "schemathesis found problems (or could not run)" >&2
+        failed=$((failed + 1))
+        status=1
+    fi
+}
+
 lint() {
     printf '\n==> ruff\n'
     if ! ruff check .; then
@@ -135,12 +148,13 @@ fi
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
-    suites=(lint unit functional faults)
+    suites=(lint unit functional faults fuzz)
 fi
 
 for suite in "${suites[@]}"; do
     case "$suite" in
         lint) lint ;;
+        fuzz) fuzz ;;
         unit) run_suite unit ./tests/unit ;;
         functional)
             run_suite functional ./tests/functional \
@@ -152,8 +166,8 @@ for suite in "${suites[@]}"; do
                 '^tests\.functional\.faults\.'
             ;;
         *)
-            echo "unknown suite: $suite (lint, unit, functional or" \
-                "faults)" >&2
+            echo "unknown suite: $suite (lint, unit, functional, faults" \
+                "or fuzz)" >&2
             exit 2
             ;;
     esac

@@ -22,6 +22,8 @@ DEFAULT_CONNECTION = 'sqlite:///$state_path/pool.sqlite'
 
 def main() -> None:
     CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
+    # The all-in-one development server; auth_strategy.wrap() warns.
+    CONF.set_default('auth_strategy', 'noauth')
     CONF.set_default('connection', DEFAULT_CONNECTION, group='database')
     common.prepare()
     if CONF.database.connection.startswith('sqlite:///'):
@@ -36,9 +38,9 @@ def main() -> None:
     server.prepare()
     conductor = service.ConductorService()
     conductor.start()
-    LOG.warning('pool-server serves the API on http://%s:%d with no '
-                'authentication ([DEFAULT] auth_strategy = noauth)',
-                CONF.api.host_ip, CONF.api.port)
+    LOG.info('pool-server serves the API on http://%s:%d ([DEFAULT] '
+             'auth_strategy = %s)', CONF.api.host_ip, CONF.api.port,
+             CONF.auth_strategy)
     thread = threading.Thread(target=server.serve, name='pool-api',
                               daemon=True)
     thread.start()

@@ -1,20 +1,20 @@
 """Allocations: /v1/allocations and /v1/nodes/<node>/allocation."""
 import flask
-from oslo_log import log
-
 from pool_api import links
 from pool_api import microversion
+from pool_api.handlers import nodes
 from pool_api import params
+from pool_api import policy
 from pool_api import render
 from pool_api.schemas import allocations as schema
 from pool_api.schemas import common
 from pool_api import validation
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import states
-
-LOG = log.getLogger(__name__)
 
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
@@ -56,11 +56,39 @@ def to_dict(alloc, fields=None) -> dict:
 
 
 def _node_for_request(ident: str):
-    """A node named by a request body or query: a 400 when missing."""
+    """A node named by a request body or query that the caller may see:
+    a 400 when missing."""
     try:
-        return nodes_db.get_node(flask.g.context, ident)
+        return nodes.get_authorized(ident, 'baremetal:node:get')
     except exception.NodeNotFound as exc:
         raise exception.InvalidParameterValue(err=exc.message) from None
+
+
+def _get_allocation(ident: str, rule: str):
+    """The allocation of a request, if the caller may do rule on it.
+
+    :raises: AllocationNotFound (also for one the caller may not see),
+        Forbidden
+    """
+    alloc = allocations_db.get_allocation(flask.g.context, ident)
+    policy.authorize_allocation(rule, alloc, ident)
+    return alloc
+
+
+def _restrict_owner(body: dict) -> str | None:
+    """The project that must own a new allocation, None for any.
+
+    Without baremetal:allocation:create_restricted the owner is the
+    project of the token, and the candidates are its nodes.
+
+    :raises: Forbidden for another owner in the body, or no project
+    """
+    if policy.allowed('baremetal:allocation:create_restricted'):
+        return None
+    project = flask.g.context.project_id
+    if not project or body.get('owner') not in (None, project):
+        raise exception.Forbidden()
+    return project
 
 
 def _created(alloc):
@@ -74,8 +102,10 @@ def _created(alloc):
 def create_allocation():
     """Create an allocation and hand it to a conductor, or backfill one."""
     _require_allocations_api()
+    policy.authorize('baremetal:allocation:create')
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
+    project = _restrict_owner(body)
     if 'node' in body and not microversion.at_least(
             microversion.ALLOCATION_BACKFILL):
         raise exception.Invalid('Cannot set node when creating an '
@@ -91,6 +121,16 @@ def create_allocation():
     values = {k: body[k] for k in ('uuid', 'name', 'resource_class', 'extra',
                                    'owner') if body.get(k) is not None}
     values['traits'] = sorted(set(body.get('traits') or ()))
+    if project is not None:
+        values['owner'] = project
+
+    if body.get('pool'):
+        if body.get('node'):
+            raise exception.Invalid('Cannot backfill an allocation in a '
+                                    'pool; use node or pool, not both.')
+        pools_db.get(context, models.Pool, body['pool'])
+        # The conductor finds the pool in extra, where clients see it.
+        values['extra'] = {**values.get('extra', {}), 'pool': body['pool']}
 
     if body.get('node'):
         node = _node_for_request(body['node'])
@@ -103,7 +143,8 @@ def create_allocation():
     candidates = body.get('candidate_nodes') or []
     if candidates:
         try:
-            uuids = nodes_db.get_node_uuids(context, candidates)
+            uuids = nodes_db.get_node_uuids(context, candidates,
+                                            project=project)
         except exception.NodeNotFound as exc:
             raise exception.InvalidParameterValue(err=exc.message) from None
         values['candidate_nodes'] = list(dict.fromkeys(uuids[c]
@@ -112,25 +153,21 @@ def create_allocation():
     host = rpcapi.pick_conductor(context)
     values.update(state=states.ALLOCATING, conductor_affinity=host)
     alloc = allocations_db.create_allocation(context, values)
-    try:
-        rpcapi.create_allocation(context, alloc.id, host)
-    except Exception as exc:
-        # The row is already the conductor's: it finds it on its next
-        # check for allocations nobody works on.
-        LOG.warning('Could not send allocation %(uuid)s to conductor '
-                    '%(host)s, it will pick it up by itself: %(exc)s',
-                    {'uuid': alloc.uuid, 'host': host, 'exc': exc})
+    rpcapi.create_allocation(context, alloc.id, host)
     return _created(alloc)
 
 
 def list_allocations():
     _require_allocations_api()
+    policy.authorize('baremetal:allocation:list')
+    project = policy.project_scope('baremetal:allocation:list_all')
     fields = params.get_fields(_visible_fields())
     limit = params.get_limit()
     sort_key, sort_dir = params.get_sort(SORT_KEYS)
-    args = flask.request.args
-    filters = {'resource_class': args.get('resource_class')}
-    state = args.get('state')
+    args = {name: params.get_string(name, schema.FILTERS[name])
+            for name in ('resource_class', 'node', 'owner')}
+    filters = {'resource_class': args['resource_class']}
+    state = flask.request.args.get('state')
     if state is not None:
         if state not in states.ALLOCATION_STATES:
             raise exception.InvalidParameterValue(
@@ -144,7 +181,11 @@ def list_allocations():
             raise exception.NotAcceptable(
                 'The owner filter needs API version 1.%d.'
                 % microversion.ALLOCATION_OWNER)
+        if project is not None and args['owner'] != project:
+            raise exception.Forbidden()
         filters['owner'] = args['owner']
+    if project is not None:
+        filters['owner'] = project
     allocs = allocations_db.list_allocations(
         flask.g.context, filters, limit=limit, marker=params.get_marker(),
         sort_key=sort_key, sort_dir=sort_dir)
@@ -157,8 +198,8 @@ def list_allocations():
 
 def get_allocation(allocation_ident):
     _require_allocations_api()
+    alloc = _get_allocation(allocation_ident, 'baremetal:allocation:get')
     fields = params.get_fields(_visible_fields())
-    alloc = allocations_db.get_allocation(flask.g.context, allocation_ident)
     return flask.jsonify(to_dict(alloc, fields))
 
 
@@ -169,9 +210,9 @@ def update_allocation(allocation_ident):
         raise exception.MethodNotAllowed(
             what='Updating an allocation',
             version='1.%d' % microversion.ALLOCATION_UPDATE)
+    alloc = _get_allocation(allocation_ident, 'baremetal:allocation:update')
     patch = validation.json_body()
     context = flask.g.context
-    alloc = allocations_db.get_allocation(context, allocation_ident)
     before = to_dict(alloc)
     after = validation.apply_patch(before, patch, PATCHABLE,
                                    {'name': None, 'extra': {}})
@@ -186,13 +227,14 @@ def update_allocation(allocation_ident):
 def delete_allocation(allocation_ident):
     """Delete an allocation and release its node."""
     _require_allocations_api()
-    allocations_db.destroy_allocation(flask.g.context, allocation_ident)
+    alloc = _get_allocation(allocation_ident, 'baremetal:allocation:delete')
+    allocations_db.destroy_allocation(flask.g.context, alloc.uuid)
     return '', 204
 
 
-def _allocation_of_node(node_ident):
+def _allocation_of_node(node_ident: str, rule: str):
     context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
+    node = nodes.get_authorized(node_ident, 'baremetal:node:get')
     if node.allocation_id is None:
         if node.instance_uuid:
             raise exception.Invalid(
@@ -200,17 +242,20 @@ def _allocation_of_node(node_ident):
                 'allocation.' % (node.uuid, node.instance_uuid))
         raise exception.AllocationNotFound(allocation='of node %s'
                                            % node.uuid)
-    return allocations_db.get_allocation_by_id(context, node.allocation_id)
+    alloc = allocations_db.get_allocation_by_id(context, node.allocation_id)
+    policy.authorize_allocation(rule, alloc, 'of node %s' % node.uuid)
+    return alloc
 
 
 def get_node_allocation(node_ident):
     _require_allocations_api()
+    alloc = _allocation_of_node(node_ident, 'baremetal:allocation:get')
     fields = params.get_fields(_visible_fields())
-    return flask.jsonify(to_dict(_allocation_of_node(node_ident), fields))
+    return flask.jsonify(to_dict(alloc, fields))
 
 
 def delete_node_allocation(node_ident):
     _require_allocations_api()
-    alloc = _allocation_of_node(node_ident)
+    alloc = _allocation_of_node(node_ident, 'baremetal:allocation:delete')
     allocations_db.destroy_allocation(flask.g.context, alloc.uuid)
     return '', 204

@@ -4,6 +4,7 @@ import flask
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
+from pool_api import policy
 from pool_api import render
 from pool_conductor.conf import CONF
 from pool_conductor.db import conductors as conductors_db
@@ -20,6 +21,7 @@ DRIVERS = ['fake-hardware']
 def _require_conductors_api() -> None:
     if not microversion.at_least(microversion.CONDUCTORS):
         raise exception.NotFound()
+    policy.authorize('baremetal:conductor:get')
 
 
 def to_dict(conductor, fields) -> dict:

@@ -4,13 +4,18 @@ import flask
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
+from pool_api import policy
 from pool_api import render
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
 from pool_conductor.db import api as db_api
+from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pool_actions
+from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import filters as node_filters
 from pool_conductor import states
 
 # Versions of Ironic's API that introduced what only this module checks.
@@ -26,7 +31,8 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'target_provision_state', 'provision_updated_at', 'power_state',
           'target_power_state', 'maintenance', 'maintenance_reason',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
-          'updated_at', 'links')
+          'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
+          'profiles', 'workflow', 'stage', 'runnable', 'links')
 SHORT_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                 'provision_state', 'maintenance', 'links')
 # Fields shown from the version 1.<minor> on.
@@ -41,12 +47,15 @@ NEW_FIELDS = {
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'provision_state', 'power_state', 'resource_class',
              'maintenance', 'owner', 'lessee', 'driver', 'instance_uuid',
-             'provision_updated_at')
+             'provision_updated_at', 'pool', 'pool_status', 'workflow',
+             'stage')
 PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'properties', 'extra', 'instance_info', 'driver_info',
-             'instance_uuid', 'owner', 'lessee')
+             'instance_uuid', 'owner', 'lessee', 'params', 'profiles',
+             'workflow', 'stage', 'runnable')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
-                  'driver_info': {}}
+                  'driver_info': {}, 'params': {}, 'profiles': [],
+                  'runnable': True}
 # Read-only fields that have their own API.
 _READ_ONLY_HINTS = {
     'traits': 'Cannot update node traits via node patch. Node traits '
@@ -60,6 +69,9 @@ _READ_ONLY_HINTS = {
                        'patch. Use PUT /v1/nodes/<node>/states/provision.',
     'power_state': 'Cannot update the power state via node patch. Use '
                    'PUT /v1/nodes/<node>/states/power.',
+    **{field: 'Cannot update %s via node patch: the pool actions '
+              '(POST /v1/pools/<pool>/<action>) change it.' % field
+       for field in ('pool', 'pool_status', 'pool_allocated')},
 }
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
                  states.POWER_OFF: states.POWER_OFF,
@@ -112,6 +124,14 @@ def to_dict(node, fields=None) -> dict:
         'last_error': node.last_error,
         'created_at': render.timestamp(node.created_at),
         'updated_at': render.timestamp(node.updated_at),
+        'pool': node.pool,
+        'pool_status': node.pool_status,
+        'pool_allocated': bool(node.pool_allocated),
+        'params': node.params or {},
+        'profiles': node.profiles or [],
+        'workflow': node.workflow,
+        'stage': node.stage,
+        'runnable': node.runnable is not False,
         'links': links.resource_links('nodes', node.uuid),
     }
     return render.select(values, fields or _visible_fields())
@@ -137,16 +157,9 @@ def _reject_newer_fields(names, what: str) -> None:
 
 
 def _filter_arg(name: str, minor: int | None = None):
-    value = flask.request.args.get(name)
-    if value is None:
-        return None
-    if minor is not None:
+    value = params.get_string(name, schema.FILTERS[name])
+    if value is not None and minor is not None:
         _require_version(minor, 'The %s filter' % name)
-    max_length = schema.FILTERS[name]['maxLength']
-    if len(value) > max_length:
-        raise exception.InvalidParameterValue(
-            err='Invalid value for the %s parameter: it must be at most %d '
-                'characters long.' % (name, max_length))
     return value
 
 
@@ -164,10 +177,38 @@ def _filters() -> dict:
         'associated': params.get_bool('associated'),
     }
     common.check_uuid(filters['instance_uuid'], 'instance_uuid')
+    filters['match'] = _match_filters()
     return filters
 
 
+# Query parameters that are not Digital Rebar filters.
+_LIST_PARAMS = {*schema.FILTERS, 'fields', 'limit', 'marker', 'sort_key',
+                'sort_dir', 'detail', 'project'}
+
+
+def _match_filters() -> list:
+    """Digital Rebar filters among the query parameters.
+
+    A pool field (pool=web) or a function on any other field or param
+    (inventory/data/CPUS=Gte(4)); other parameters are left alone, as
+    Ironic's clients may send filters pool does not have.
+    """
+    found = []
+    for key, value in flask.request.args.items(multi=True):
+        if key in _LIST_PARAMS:
+            continue
+        if node_filters.is_call(value):
+            found.append(node_filters.parse(key, value))
+        elif key in node_filters.FIELDS:
+            quoted = value if key in node_filters.BOOLEAN_FIELDS else (
+                '"%s"' % value)
+            found.append(node_filters.parse(key, 'Eq(%s)' % quoted))
+    return found
+
+
 def _list(detail: bool):
+    policy.authorize('baremetal:node:list')
+    project = policy.project_scope('baremetal:node:list_all')
     visible = _visible_fields()
     fields = params.get_fields(visible)
     if not detail and flask.request.args.get('detail') is not None:
@@ -182,7 +223,9 @@ def _list(detail: bool):
     limit = params.get_limit()
     sort_key, sort_dir = params.get_sort(
         [k for k in SORT_KEYS if _visible(k)])
-    nodes = nodes_db.list_nodes(flask.g.context, _filters(), limit=limit,
+    filters = _filters()
+    filters['project'] = project
+    nodes = nodes_db.list_nodes(flask.g.context, filters, limit=limit,
                                 marker=params.get_marker(),
                                 sort_key=sort_key, sort_dir=sort_dir)
     body = {'nodes': [to_dict(n, fields) for n in nodes]}
@@ -204,7 +247,19 @@ def list_nodes_detail():
 # A single node -----------------------------------------------------------
 
 
+def get_authorized(node_ident: str, rule: str):
+    """The node of a request, if the caller may do rule on it.
+
+    :raises: NodeNotFound (also for a node the caller may not see),
+        Forbidden
+    """
+    node = nodes_db.get_node(flask.g.context, node_ident)
+    policy.authorize_node(rule, node, node_ident)
+    return node
+
+
 def create_node():
+    policy.authorize('baremetal:node:create')
     body = validation.json_body()
     if isinstance(body, dict) and 'traits' in body:
         raise exception.Invalid('Cannot specify node traits on node '
@@ -214,6 +269,7 @@ def create_node():
     _reject_newer_fields(body, 'The field')
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_name(body.get('name'), 'node')
+    check_pool_references(body)
     values = {k: v for k, v in body.items() if v is not None}
     values.update(
         provision_state=(states.ENROLL
@@ -228,9 +284,20 @@ def create_node():
 
 
 def get_node(node_ident):
+    node = get_authorized(node_ident, 'baremetal:node:get')
     fields = params.get_fields(_visible_fields())
-    node = nodes_db.get_node(flask.g.context, node_ident)
     return flask.jsonify(to_dict(node, fields))
+
+
+def check_pool_references(values: dict) -> None:
+    """Check the profiles and workflow a node is given exist.
+
+    :raises: ObjectNotFound
+    """
+    if values.get('workflow'):
+        pools_db.get(flask.g.context, models.Workflow, values['workflow'])
+    pools_db.get_many(flask.g.context, models.Profile,
+                      values.get('profiles') or ())
 
 
 def _check_patch_paths(patch) -> None:
@@ -244,10 +311,10 @@ def _check_patch_paths(patch) -> None:
 
 def update_node(node_ident):
     """Change fields of a node (JSON Patch)."""
+    node = get_authorized(node_ident, 'baremetal:node:update')
     patch = validation.json_body()
     _check_patch_paths(patch)
     context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
     before = to_dict(node)
     patchable = [f for f in PATCHABLE if _visible(f)]
     after = validation.apply_patch(before, patch, patchable, PATCH_DEFAULTS)
@@ -257,6 +324,12 @@ def update_node(node_ident):
     changed = validation.changes(before, after, patchable)
     if not changed:
         return flask.jsonify(before)
+    check_pool_references(changed)
+    if 'stage' in changed or 'runnable' in changed:
+        # A stage or runnable report moves a waiting node on.
+        changed.update(pool_actions.progress(node, changed))
+    if 'owner' in changed or 'lessee' in changed:
+        policy.authorize('baremetal:node:update_owner')
     if 'instance_uuid' in changed:
         new_instance = changed.pop('instance_uuid')
         if new_instance is None:
@@ -277,7 +350,7 @@ def update_node(node_ident):
 
 def delete_node(node_ident):
     context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
+    node = get_authorized(node_ident, 'baremetal:node:delete')
     # In maintenance a node goes away with its instance and allocation.
     if node.instance_uuid is not None and not node.maintenance:
         raise exception.NodeAssociated(node=node.uuid,
@@ -298,7 +371,7 @@ def delete_node(node_ident):
 
 
 def get_node_states(node_ident):
-    node = nodes_db.get_node(flask.g.context, node_ident)
+    node = get_authorized(node_ident, 'baremetal:node:get')
     body = {
         'console_enabled': False,
         'last_error': node.last_error,
@@ -319,6 +392,7 @@ def _accepted(node):
 
 def set_power_state(node_ident):
     """Record a power state change; a reboot ends powered on."""
+    node = get_authorized(node_ident, 'baremetal:node:set_power_state')
     body = validation.json_body()
     validation.validate(schema.POWER, body)
     target = body['target']
@@ -330,7 +404,6 @@ def set_power_state(node_ident):
             err='Invalid power state "%s"; expected one of: %s.'
                 % (target, ', '.join(POWER_TARGETS)))
     context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
     node = nodes_db.update_node(context, node, {
         'power_state': POWER_TARGETS[target], 'target_power_state': None})
     return _accepted(node)
@@ -338,6 +411,7 @@ def set_power_state(node_ident):
 
 def set_provision_state(node_ident):
     """Record a provision state transition named by a verb."""
+    node = get_authorized(node_ident, 'baremetal:node:set_provision_state')
     body = validation.json_body()
     validation.validate(schema.PROVISION, body)
     verb = body['target']
@@ -348,7 +422,6 @@ def set_provision_state(node_ident):
     if verb in ('manage', 'provide'):
         _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
     context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
     if node.maintenance and verb in MAINTENANCE_REFUSED:
         raise exception.InvalidState(
             err='The requested action "%s" can not be performed on node '
@@ -382,6 +455,7 @@ def set_provision_state(node_ident):
 
 
 def set_maintenance(node_ident):
+    node = get_authorized(node_ident, 'baremetal:node:set_maintenance')
     reason = flask.request.args.get('reason')
     if flask.request.get_data(cache=True).strip():
         body = validation.json_body()
@@ -389,16 +463,13 @@ def set_maintenance(node_ident):
         reason = body.get('reason', reason)
     elif reason is not None:
         validation.validate(schema.MAINTENANCE, {'reason': reason})
-    context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
-    nodes_db.update_node(context, node, {
+    nodes_db.update_node(flask.g.context, node, {
         'maintenance': True, 'maintenance_reason': reason})
     return '', 202
 
 
 def unset_maintenance(node_ident):
-    context = flask.g.context
-    node = nodes_db.get_node(context, node_ident)
-    nodes_db.update_node(context, node, {
+    node = get_authorized(node_ident, 'baremetal:node:clear_maintenance')
+    nodes_db.update_node(flask.g.context, node, {
         'maintenance': False, 'maintenance_reason': None})
     return '', 202

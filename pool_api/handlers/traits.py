@@ -2,6 +2,7 @@
 import flask
 
 from pool_api import links
+from pool_api.handlers import nodes
 from pool_api import microversion
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
@@ -12,11 +13,11 @@ from pool_conductor import exception
 MAX_TRAITS = common.TRAITS['maxItems']
 
 
-def _node(node_ident):
+def _node(node_ident: str, rule: str):
     """The node of a traits request; the API does not exist below 1.37."""
     if not microversion.at_least(microversion.TRAITS):
         raise exception.NotFound()
-    return nodes_db.get_node(flask.g.context, node_ident)
+    return nodes.get_authorized(node_ident, rule)
 
 
 def _traits_url(node, trait=None) -> str:
@@ -30,13 +31,13 @@ def _no_content(location=None):
 
 
 def list_traits(node_ident):
-    node = _node(node_ident)
+    node = _node(node_ident, 'baremetal:node:traits:list')
     return flask.jsonify(traits=sorted(t.trait for t in node.traits))
 
 
 def set_traits(node_ident):
     """Replace all traits of a node."""
-    node = _node(node_ident)
+    node = _node(node_ident, 'baremetal:node:traits:set')
     body = validation.json_body()
     validation.validate(schema.TRAITS, body)
     common.check_traits(body['traits'])
@@ -45,7 +46,7 @@ def set_traits(node_ident):
 
 
 def add_trait(node_ident, trait):
-    node = _node(node_ident)
+    node = _node(node_ident, 'baremetal:node:traits:set')
     if flask.request.get_data(cache=True).strip():
         if validation.json_body():
             raise exception.Invalid(
@@ -65,12 +66,12 @@ def add_trait(node_ident, trait):
 
 
 def remove_all_traits(node_ident):
-    node = _node(node_ident)
+    node = _node(node_ident, 'baremetal:node:traits:delete')
     nodes_db.set_traits(flask.g.context, node, [])
     return _no_content()
 
 
 def remove_trait(node_ident, trait):
-    node = _node(node_ident)
+    node = _node(node_ident, 'baremetal:node:traits:delete')
     nodes_db.remove_trait(flask.g.context, node, trait)
     return _no_content()

@@ -1,5 +1,6 @@
 """Request schemas of the allocations API."""
 from pool_api.schemas import common
+from pool_api.schemas import pools
 from pool_conductor import states
 
 CREATE = {
@@ -9,11 +10,13 @@ CREATE = {
         'name': common.NAME,
         'resource_class': common.RESOURCE_CLASS,
         'traits': common.TRAITS,
-        'candidate_nodes': {'type': 'array', 'maxItems': 10000,
+        'candidate_nodes': {'type': 'array', 'maxItems': 1000,
                             'items': common.IDENT},
         'extra': common.EXTRA,
         'node': common.IDENT,
         'owner': common.PROJECT,
+        # Take a Free node of this pool, with its allocate actions.
+        'pool': pools.NAME,
     },
     'additionalProperties': False,
 }
@@ -29,8 +32,8 @@ UPDATE = {
 
 # Query parameters of GET /v1/allocations that filter the list.
 FILTERS = {
-    'resource_class': {'type': 'string'},
+    'resource_class': {'type': 'string', 'maxLength': 80},
     'state': {'type': 'string', 'enum': list(states.ALLOCATION_STATES)},
-    'node': {'type': 'string'},
-    'owner': {'type': 'string'},
+    'node': {'type': 'string', 'maxLength': 255},
+    'owner': {'type': 'string', 'maxLength': 255},
 }

@@ -17,7 +17,11 @@ TRAITS = {'type': 'array', 'maxItems': 50, 'items': TRAIT}
 IDENT = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 RESOURCE_CLASS = {'type': 'string', 'minLength': 1, 'maxLength': 80}
 PROJECT = {'type': ['string', 'null'], 'maxLength': 255}
-EXTRA = {'type': 'object'}
+# Free-form maps (extra, properties, ...): bounded keys, and how many.
+MAX_MAP_KEYS = 256
+MAP = {'type': 'object', 'maxProperties': MAX_MAP_KEYS,
+       'propertyNames': {'maxLength': 255}}
+EXTRA = MAP
 
 
 def check_name(name: str | None, what: str) -> None:

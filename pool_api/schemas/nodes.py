@@ -1,10 +1,11 @@
 """Request schemas of the nodes API."""
 from pool_api.schemas import common
+from pool_api.schemas import pools
 
 DESCRIPTION = {'type': ['string', 'null'], 'maxLength': 4096}
 DRIVER = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 RESOURCE_CLASS = {'type': ['string', 'null'], 'maxLength': 80}
-DICT = {'type': 'object'}
+DICT = common.MAP
 INSTANCE_UUID = {'type': ['string', 'null'], 'maxLength': 36}
 
 # The writable fields of a node, shared by creation and updates.
@@ -19,6 +20,9 @@ _FIELDS = {
     'driver_info': DICT,
     'owner': common.PROJECT,
     'lessee': common.PROJECT,
+    'params': pools.PARAMS,
+    'profiles': pools.NAMES,
+    'workflow': pools.NULLABLE_NAME,
 }
 
 CREATE = {
@@ -31,7 +35,9 @@ CREATE = {
 # The fields a PATCH may change, checked after the patch is applied.
 UPDATE = {
     'type': 'object',
-    'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS},
+    'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS,
+                   'stage': pools.NULLABLE_NAME,
+                   'runnable': {'type': 'boolean'}},
     'required': ['driver'],
 }
 

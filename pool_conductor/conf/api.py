@@ -24,6 +24,16 @@ opts = [
                help='The largest number of items returned in a single '
                     'page of a collection; larger limit values are '
                     'capped to it.'),
+    cfg.FloatOpt('allocation_cast_interval',
+                 default=0.05,
+                 min=0,
+                 help='Seconds between two messages of an API process to '
+                      'the same conductor, and how long new allocations '
+                      'go to the same conductor. Allocations that arrive '
+                      'meanwhile travel together in the next message: '
+                      'under load this saves both sides the cost of a '
+                      'message per allocation, at the price of up to this '
+                      'much delay. 0 sends a message per allocation.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links of responses. '
                     'Defaults to the URL of the incoming request.'),

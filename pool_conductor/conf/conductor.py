@@ -24,6 +24,14 @@ opts = [
                min=1,
                help='Number of threads of a conductor that process '
                     'allocations.'),
+    cfg.IntOpt('allocation_batch_size',
+               default=32,
+               min=1,
+               help='Largest number of queued allocations a worker thread '
+                    'reserves nodes for in one database transaction. '
+                    'Batches form only under load: a lone allocation is '
+                    'processed at once. 1 processes every allocation on '
+                    'its own.'),
 ]
 
 

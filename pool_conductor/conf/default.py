@@ -19,11 +19,28 @@ opts = [
                help='Directory where pool keeps its state, such as the '
                     'SQLite database of pool-server.'),
     cfg.StrOpt('auth_strategy',
-               default='noauth',
-               choices=[('noauth', 'No authentication: every request is '
-                                   'served with full rights. For '
+               default='keystone',
+               choices=[('keystone', 'Tokens checked by keystonemiddleware '
+                                     'auth_token against Keystone '
+                                     '([keystone_authtoken] options).'),
+                        ('http_basic', 'HTTP Basic authentication against '
+                                       'the bcrypt hashes of '
+                                       '[DEFAULT] http_basic_auth_user_file;'
+                                       ' every user is a system admin.'),
+                        ('noauth', 'No authentication: every request is '
+                                   'served as a system admin. For '
                                    'development only.')],
-               help='Authentication strategy of the API.'),
+               help='Authentication strategy of the API. pool-server '
+                    'defaults to noauth.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/pool/htpasswd',
+               help='Path to an Apache htpasswd file of users and their '
+                    'bcrypt password hashes (htpasswd -B), read when '
+                    'auth_strategy = http_basic.'),
+    cfg.StrOpt('http_basic_auth_realm',
+               default='Pool API',
+               help='The realm sent in the WWW-Authenticate header of 401 '
+                    'responses when auth_strategy = http_basic.'),
 ]
 
 

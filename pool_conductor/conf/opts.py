@@ -4,6 +4,7 @@ from oslo_log import log
 from pool_conductor.conf import api
 from pool_conductor.conf import conductor
 from pool_conductor.conf import default
+from pool_conductor.conf import pool
 
 
 def list_opts():
@@ -12,6 +13,7 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('pool', pool.opts),
     ]
 
 

@@ -18,6 +18,10 @@ class Base(orm.DeclarativeBase):
     pass
 
 
+DEFAULT_POOL = 'default'
+POOL_FREE = 'Free'
+
+
 class TimestampMixin:
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=_utcnow, nullable=False)
@@ -37,6 +41,9 @@ class Node(TimestampMixin, Base):
                  postgresql_where=sa.text('reservation IS NOT NULL'),
                  sqlite_where=sa.text('reservation IS NOT NULL')),
         sa.Index('nodes_owner_idx', 'owner'),
+        # The members of a pool by status: counts, and the search for free
+        # members to allocate.
+        sa.Index('nodes_pool_status_idx', 'pool', 'pool_status', 'id'),
         sa.Index('nodes_lessee_idx', 'lessee'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
@@ -77,6 +84,27 @@ class Node(TimestampMixin, Base):
     lessee: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     reservation: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Pool membership and lifecycle (the pool extension of the API). Every
+    # node is given a pool and a status; the columns are nullable only
+    # because SQLite cannot add a referencing column with a default.
+    pool: orm.Mapped[str | None] = orm.mapped_column(
+        sa.ForeignKey('pools.name', name='nodes_pool_fkey'),
+        default=DEFAULT_POOL)
+    pool_status: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(15), default=POOL_FREE)
+    pool_allocated: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean, default=False)
+    params: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                        default=dict)
+    profiles: orm.Mapped[list | None] = orm.mapped_column(JSONType,
+                                                          default=list)
+    workflow: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    stage: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    runnable: orm.Mapped[bool | None] = orm.mapped_column(sa.Boolean,
+                                                          default=True)
+    # The stage a Building or Destroying node must reach.
+    pool_wait_stage: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -133,6 +161,58 @@ class Conductor(TimestampMixin, Base):
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     hostname: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     online: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True)
+
+
+class Pool(TimestampMixin, Base):
+    __tablename__ = 'pools'
+    __table_args__ = (sa.UniqueConstraint('name', name='uniq_pools0name'),)
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    documentation: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    parent_pool: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # Transition actions: {workflow, add_profiles, remove_profiles,
+    # add_parameters, remove_parameters}.
+    enter_actions: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
+    allocate_actions: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
+    release_actions: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
+    exit_actions: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
+
+
+class Profile(TimestampMixin, Base):
+    __tablename__ = 'profiles'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_profiles0name'),)
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    params: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                        default=dict)
+
+
+class Workflow(TimestampMixin, Base):
+    __tablename__ = 'workflows'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_workflows0name'),)
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    stages: orm.Mapped[list | None] = orm.mapped_column(JSONType,
+                                                        default=list)
+
+
+# A schema made from the models (tests, pool-server on a new SQLite file)
+# has the default pool, as one made by the migrations has.
+sa.event.listen(Pool.__table__, 'after_create', sa.DDL(
+    "INSERT INTO pools (name, description, created_at) VALUES "
+    "('default', 'The pool every node starts in.', CURRENT_TIMESTAMP)"))
 
 
 Allocation.node_uuid = orm.column_property(

@@ -5,7 +5,9 @@ import sqlalchemy as sa
 
 from pool_conductor.db import api
 from pool_conductor.db import models
+from pool_conductor.db import pool_actions
 from pool_conductor import exception
+from pool_conductor import filters as node_filters
 from pool_conductor import states
 
 
@@ -71,7 +73,8 @@ def list_nodes(context, filters: dict, limit: int | None = None,
     """List nodes matching the filters, one page at a time.
 
     filters: provision_state, resource_class, maintenance (bool),
-    associated (bool), owner, lessee, project (owner or lessee), driver.
+    associated (bool), owner, lessee, project (owner or lessee), driver,
+    match (a list of pool_conductor.filters.Filter, ANDed).
 
     :raises: NodeNotFound if the marker does not exist
     """
@@ -93,6 +96,9 @@ def list_nodes(context, filters: dict, limit: int | None = None,
         if filters.get('project') is not None:
             q = q.where(sa.or_(node.owner == filters['project'],
                                node.lessee == filters['project']))
+        if filters.get('match'):
+            q = q.where(node_filters.to_sql(
+                session.get_bind().dialect.name, filters['match']))
         marker_obj = _get(session, marker) if marker else None
         q = api.paginate(q, node, limit, marker_obj, sort_key, sort_dir)
         return list(session.scalars(q))
@@ -181,8 +187,9 @@ def release_instance(context, node: models.Node, values: dict,
             err='Cannot remove the allocation of node %s: it is in '
                 'provision state "%s" and not in maintenance.'
                 % (node.uuid, node.provision_state))
-    values = {**values, 'instance_uuid': None, 'allocation_id': None}
     with api.writer(context) as session:
+        values = {**values, 'instance_uuid': None, 'allocation_id': None,
+                  **pool_actions.release_values(session, node)}
         updated = update_node(context, node, values)
         if node.allocation_id:
             session.execute(sa.delete(models.Allocation).where(
@@ -207,19 +214,23 @@ def destroy_node(context, node: models.Node) -> None:
                         .execution_options(synchronize_session=False))
 
 
-def get_node_uuids(context, idents) -> dict[str, str]:
+def get_node_uuids(context, idents,
+                   project: str | None = None) -> dict[str, str]:
     """Map node names and UUIDs to UUIDs, in one query.
 
+    :param project: only the nodes this project owns or leases exist
     :raises: NodeNotFound naming the first ident that matches no node
     """
     idents = list(dict.fromkeys(idents))
     uuids = [i for i in idents if uuidutils.is_uuid_like(i)]
     names = [i for i in idents if not uuidutils.is_uuid_like(i)]
+    node = models.Node
+    q = (sa.select(node.uuid, node.name)
+         .where(sa.or_(node.uuid.in_(uuids), node.name.in_(names))))
+    if project is not None:
+        q = q.where(sa.or_(node.owner == project, node.lessee == project))
     with api.reader(context) as session:
-        rows = session.execute(
-            sa.select(models.Node.uuid, models.Node.name)
-            .where(sa.or_(models.Node.uuid.in_(uuids),
-                          models.Node.name.in_(names)))).all()
+        rows = session.execute(q).all()
     found = {}
     for uuid, name in rows:
         found[uuid] = uuid

@@ -107,12 +107,15 @@ class Cluster(fixtures.Fixture):
     :param apis: how many pool-api processes; with more than one, HAProxy
         listens on ``url`` and spreads requests over them.
     :param conductor_options: ``[conductor]`` options of every process.
+    :param api_options: more ``[api]`` options of every process.
     """
 
     def __init__(self, db_url: str, conductors: int = 2, apis: int = 1,
                  conductor_options: dict | None = None,
-                 directory: str | None = None):
+                 directory: str | None = None,
+                 api_options: dict | None = None):
         super().__init__()
+        self.api_options = dict(api_options or {})
         self.db_url = db_url
         self.conductor_count = conductors
         self.api_count = apis
@@ -157,15 +160,18 @@ class Cluster(fixtures.Fixture):
     def _write_conf(self, name: str, exchange: str) -> None:
         conductor = ''.join('%s = %s\n' % item
                             for item in self.conductor_options.items())
+        api = ''.join('%s = %s\n' % item
+                      for item in self.api_options.items())
         with open(self._conf(name), 'w') as f:
             f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
+                    'auth_strategy = noauth\n'
                     'control_exchange = %s\nlog_file = %s\n'
                     '[database]\nconnection = %s\n'
-                    '[api]\nport = %d\nworkers = 1\n'
+                    '[api]\nport = %d\nworkers = 1\n%s'
                     '[conductor]\n%s'
                     % (name, RABBIT_URL, exchange,
                        os.path.join(self.dir, name + '.log'), self.db_url,
-                       self.api_ports.get(name, 0), conductor))
+                       self.api_ports.get(name, 0), api, conductor))
 
     def _start_haproxy(self) -> None:
         haproxy = shutil.which('haproxy') or '/usr/sbin/haproxy'
@@ -288,7 +294,12 @@ class PoolServer(fixtures.Fixture):
     """A pool-server process on a free port, its SQLite in a temp dir.
 
     ``url`` is its root URL; ``log()`` returns what it logged.
+    ``options`` are more lines of its [DEFAULT] section.
     """
+
+    def __init__(self, options: str = ''):
+        super().__init__()
+        self.options = options
 
     def _setUp(self):
         self.dir = self.useFixture(fixtures.TempDir()).path
@@ -297,9 +308,9 @@ class PoolServer(fixtures.Fixture):
         conf = os.path.join(self.dir, 'pool.conf')
         with open(conf, 'w') as f:
             f.write('[DEFAULT]\nhost = pool-server-test\nstate_path = %s\n'
-                    'log_file = %s\n[api]\nport = %d\n'
+                    'log_file = %s\n%s\n[api]\nport = %d\n'
                     % (self.dir, os.path.join(self.dir, 'pool.log'),
-                       self.port))
+                       self.options, self.port))
         self.proc = subprocess.Popen(
             _python_main('pool_api.cmd.server', 'pool-server')
             + ['--config-file', conf],

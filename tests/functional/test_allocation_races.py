@@ -11,13 +11,18 @@ from tests.functional import db_fixtures
 HOSTS = ('conductor-a', 'conductor-b', 'conductor-c')
 
 
-class AllocationRaceMixin:
-    """Three conductors' workers racing for the same few nodes."""
+class AllocationRaceHelpers:
+    """Three conductors' workers racing for the same few nodes, one
+    reserving nodes one allocation at a time, two in batches."""
 
     def setUp(self):
         super().setUp()
         self.context = pool_context.get_admin_context()
-        self.workers = [AllocationWorker(h, 8) for h in HOSTS]
+        # One conductor reserves allocations one by one, the others in
+        # batches of different sizes.
+        self.workers = [AllocationWorker(HOSTS[0], 8),
+                        AllocationWorker(HOSTS[1], 4, batch_size=8),
+                        AllocationWorker(HOSTS[2], 2, batch_size=32)]
         for worker in self.workers:
             self.addCleanup(worker.stop)
 
@@ -67,6 +72,9 @@ class AllocationRaceMixin:
                                                    'resource_class': 'race'})
         self.assertEqual(len(active), len(taken))
         return active
+
+
+class AllocationRaceMixin(AllocationRaceHelpers):
 
     def test_more_allocations_than_nodes(self):
         self.enroll(10)

@@ -11,6 +11,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import migration
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
 from tests.functional import db_fixtures
 
 SCRIPTS = script.ScriptDirectory(
@@ -87,6 +88,23 @@ class MigrationsMixin:
         self.assertEqual(['CUSTOM_A', 'CUSTOM_B'],
                          [t.trait for t in found.traits])
         self.assertEqual(0, found.generation)
+        self.assertEqual(('default', 'Free'),
+                         (found.pool, found.pool_status))
+        self.assertEqual('default', pools_db.get(
+            context, models.Pool, 'default').name)
+
+    def test_existing_nodes_join_the_default_pool(self):
+        migration.upgrade('d4e5f6a7b8c9', engine=self.engine)
+        with self.engine.begin() as conn:
+            conn.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, created_at, generation, "
+                "properties, extra, instance_info, driver_info, "
+                "maintenance) VALUES ('u1', 'fake-hardware', "
+                "CURRENT_TIMESTAMP, 0, '{}', '{}', '{}', '{}', false)"))
+        migration.upgrade(engine=self.engine)
+        with self.engine.connect() as conn:
+            self.assertEqual(('default', 'Free'), tuple(conn.execute(
+                sa.text("SELECT pool, pool_status FROM nodes")).one()))
 
 
 class SQLiteMigrationsTestCase(MigrationsMixin,

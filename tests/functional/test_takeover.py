@@ -18,7 +18,11 @@ class TakeoverTestCase(testtools.TestCase):
     def setUp(self):
         super().setUp()
         db = self.useFixture(cluster.Database('postgresql'))
-        self.cluster = self.useFixture(cluster.Cluster(db.url, conductors=2))
+        # A conductor picked at random for every allocation, not for a
+        # while: both conductors get some.
+        self.cluster = self.useFixture(cluster.Cluster(
+            db.url, conductors=2,
+            api_options={'allocation_cast_interval': 0}))
         self.cluster.wait_for_conductors(2)
 
     def enroll(self, count):

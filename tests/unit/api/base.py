@@ -27,6 +27,7 @@ class APITestCase(base.TestCase):
         self.alive = ['test-host']
         self.patch(rpcapi.ConductorAPI, 'alive_conductors',
                    lambda _self, _ctx: list(self.alive))
+        self.real_create_allocation = rpcapi.ConductorAPI.create_allocation
         self.patch(rpcapi.ConductorAPI, 'create_allocation',
                    lambda _self, _ctx, alloc_id, host:
                    self.casts.append((alloc_id, host)))

@@ -1,4 +1,5 @@
 """The allocations API: /v1/allocations and /v1/nodes/<node>/allocation."""
+import time
 from unittest import mock
 import uuid
 
@@ -121,10 +122,24 @@ class AllocationAPITestCase(base.APITestCase):
     def test_failed_cast_leaves_the_row_to_its_conductor(self):
         from pool_conductor import rpcapi
 
-        def broken(*args):
+        def broken(*args, **kwargs):
             raise ConnectionError('message bus down')
-        self.patch(rpcapi.ConductorAPI, 'create_allocation', broken)
+        # The real queue and sender thread, with a message bus that is down.
+        self.patch(rpcapi.ConductorAPI, 'create_allocation',
+                   self.real_create_allocation)
+        cast = mock.Mock(side_effect=broken)
+        self.patch(rpcapi.ConductorAPI, 'client',
+                   mock.Mock(prepare=mock.Mock(
+                       return_value=mock.Mock(cast=cast))))
         alloc = self.allocate({'resource_class': 'baremetal'})
+        for _ in range(100):
+            if cast.called:
+                break
+            time.sleep(0.02)
+        cast.assert_called_once_with(
+            mock.ANY, 'create_allocations',
+            allocation_ids=[allocations_db.get_allocation(
+                self.context, alloc['uuid']).id])
         self.assertEqual('allocating', alloc['state'])
         self.assertEqual([allocations_db.get_allocation(
             self.context, alloc['uuid']).id],

@@ -65,7 +65,7 @@ class TestCreate(NodeAPITestCase):
             '/v1/nodes/%s' % body['uuid']))
         self.assertEqual('bookmark', body['links'][1]['rel'])
 
-    def test_representation_has_exactly_the_ironic_fields(self):
+    def test_representation_has_the_ironic_and_pool_fields(self):
         body = self.create()
         self.assertEqual(
             {'uuid', 'name', 'description', 'driver', 'resource_class',
@@ -75,7 +75,8 @@ class TestCreate(NodeAPITestCase):
              'provision_updated_at', 'power_state', 'target_power_state',
              'maintenance', 'maintenance_reason', 'owner', 'lessee',
              'reservation', 'last_error', 'created_at', 'updated_at',
-             'links'}, set(body))
+             'links', 'pool', 'pool_status', 'pool_allocated', 'params',
+             'profiles', 'workflow', 'stage', 'runnable'}, set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())

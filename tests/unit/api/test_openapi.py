@@ -1,5 +1,6 @@
 """The OpenAPI document: valid, complete, and true to the API."""
 import json
+import os
 import re
 
 import jsonschema
@@ -7,12 +8,17 @@ import openapi_spec_validator
 import referencing
 import referencing.jsonschema
 
+from pool_api import app as pool_app
 from pool_api.handlers import allocations as allocation_handlers
 from pool_api.handlers import nodes as node_handlers
+from pool_api.handlers import pools as pool_handlers
+from pool_api.handlers import profiles as profile_handlers
+from pool_api.handlers import workflows as workflow_handlers
 from pool_api import openapi
 from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import nodes as node_schemas
+from pool_api.schemas import pools as pool_schemas
 from pool_api import validation
 from tests.unit.api import base
 
@@ -87,8 +93,9 @@ class OpenAPIChecker:
             return
         assert response.mimetype in content, response.mimetype
         schema = _resolve(self.document, content[response.mimetype])
-        ref = schema['schema']['$ref']
-        self.validate_schema({'$ref': DOC_URI + ref},
+        inline = schema['schema']
+        self.validate_schema({'$ref': DOC_URI + inline['$ref']}
+                             if '$ref' in inline else inline,
                              json.loads(response.get_data()))
 
 
@@ -191,6 +198,24 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/allocations', 'post'): allocation_schemas.CREATE,
             ('/v1/allocations/{allocation_ident}', 'patch'):
                 validation.PATCH_SCHEMA,
+            ('/v1/nodes/{node_ident}/params', 'put'):
+                pool_schemas.NODE_PARAMS,
+            ('/v1/nodes/{node_ident}/params', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/pools', 'post'): pool_schemas.POOL_CREATE,
+            ('/v1/pools/{pool_name}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/profiles', 'post'): pool_schemas.PROFILE_CREATE,
+            ('/v1/profiles/{profile_name}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/workflows', 'post'): pool_schemas.WORKFLOW_CREATE,
+            ('/v1/workflows/{workflow_name}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/nodes/{node_ident}/returnToPool', 'post'):
+                pool_schemas.ACTION,
+            **{('/v1/pools/{pool_name}/%s' % action, 'post'):
+               pool_schemas.ACTION
+               for action in ('addMachines', 'removeMachines',
+                              'allocateMachines', 'returnMachines')},
         }
         for (path, method), schema in expected.items():
             self.assertIs(schema, self._body_schema(path, method),
@@ -232,6 +257,12 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                          list(schemas['Node']['properties']))
         self.assertEqual(list(allocation_handlers.FIELDS),
                          list(schemas['Allocation']['properties']))
+        for schema, handlers in (('Pool', pool_handlers),
+                                 ('Profile', profile_handlers),
+                                 ('Workflow', workflow_handlers)):
+            self.assertEqual(
+                [*handlers.FIELDS, 'created_at', 'updated_at', 'links'],
+                list(schemas[schema]['properties']))
 
     def test_microversion_headers(self):
         params = self.document['components']['parameters']
@@ -371,6 +402,48 @@ class OpenAPIResponsesTestCase(base.APITestCase):
                                    'value': 'alloc-2'}], status=200)
         self.call('DELETE', path, status=204)
 
+    def test_pools_profiles_workflows_params(self):
+        self.call('POST', '/v1/workflows', {'name': 'wf', 'stages': ['a']},
+                  status=201)
+        self.call('POST', '/v1/profiles', {'name': 'p', 'params': {'k': 1}},
+                  status=201)
+        self.call('POST', '/v1/pools', {
+            'name': 'web', 'allocate_actions': {'workflow': 'wf'}},
+            status=201)
+        for collection in ('pools', 'profiles', 'workflows'):
+            self.call('GET', '/v1/' + collection, status=200)
+        self.call('GET', '/v1/pools/web', status=200)
+        self.call('GET', '/v1/pools/web/status', status=200)
+        self.call('PATCH', '/v1/pools/web', [
+            {'op': 'add', 'path': '/description', 'value': 'd'}],
+            status=200)
+        self.call('PATCH', '/v1/profiles/p', [
+            {'op': 'add', 'path': '/params/j', 'value': 2}], status=200)
+        self.call('PATCH', '/v1/workflows/wf', [
+            {'op': 'add', 'path': '/stages/-', 'value': 'b'}], status=200)
+        node = self.enroll(name='node-1')
+        self.checker.validate_component('Node', node)
+        path = '/v1/nodes/node-1/params'
+        self.call('PUT', path, {'a/b': 1}, status=200)
+        self.call('PATCH', path, [{'op': 'add', 'path': '/c', 'value': 2}],
+                  status=200)
+        self.call('GET', path + '?aggregate=true', status=200)
+        self.call('POST', '/v1/pools/web/addMachines',
+                  {'machine_list': ['node-1']}, status=200)
+        self.call('POST', '/v1/pools/web/allocateMachines', {},
+                  status=200)
+        self.call('POST', '/v1/nodes/node-1/returnToPool', None, status=200)
+        self.call('POST', '/v1/pools/web/allocateMachines', {'count': 2},
+                  status=409)
+        self.call('POST', '/v1/pools/web/removeMachines',
+                  {'machine_list': ['node-1']}, status=200)
+        self.call('DELETE', '/v1/pools/default', status=409)
+        self.call('DELETE', '/v1/pools/web', status=204)
+        self.call('DELETE', '/v1/profiles/p', status=204)
+        # The node runs the workflow its pool's allocate actions set.
+        self.call('DELETE', '/v1/workflows/wf', status=409)
+        self.call('GET', '/v1/profiles/p', status=404)
+
     def test_failed_allocation(self):
         alloc = self.call('POST', '/v1/allocations',
                           {'resource_class': 'missing'},
@@ -412,3 +485,27 @@ class OpenAPIResponsesTestCase(base.APITestCase):
         self.call('GET', '/v1', status=200, version='1.1')
         resp = self.client.get(openapi.PATH)
         self.checker.check('GET', openapi.PATH, resp)
+
+    def test_security_schemes_and_auth_errors(self):
+        document = openapi.build()
+        self.assertEqual({'keystoneToken', 'httpBasic'},
+                         set(document['components']['securitySchemes']))
+        for path, item in document['paths'].items():
+            for method, operation in item.items():
+                where = '%s %s' % (method, path)
+                if path in ('/', '/v1', '/v1/openapi.json'):
+                    self.assertEqual([], operation['security'], where)
+                    self.assertNotIn('401', operation['responses'], where)
+                else:
+                    self.assertNotIn('security', operation, where)
+                    self.assertIn('401', operation['responses'], where)
+                    self.assertIn('403', operation['responses'], where)
+
+    def test_401_matches_the_document(self):
+        self.config(auth_strategy='http_basic',
+                    http_basic_auth_user_file=os.devnull)
+        self.app = pool_app.create_app()
+        resp = self.app.test_client().get(
+            '/v1/nodes', headers={'X-OpenStack-Ironic-API-Version': '1.60'})
+        self.checker.check('GET', '/v1/nodes', resp)
+        self.assertEqual(401, resp.status_code)

@@ -150,3 +150,130 @@ class AllocationWorkerTestCase(base.TestCase):
                 self.context, alloc.uuid).state)
         self.assertEqual(allocations_db.RESERVED,
                          self.worker.process(alloc.id))
+
+
+class BatchTestCase(base.TestCase):
+    """Several queued allocations reserved in one transaction."""
+
+    def setUp(self):
+        super().setUp()
+        self.worker = AllocationWorker('test-host', 1, batch_size=10)
+        self.addCleanup(self.worker.stop)
+
+    def queue(self, count, host='test-host', **values):
+        values.setdefault('resource_class', 'baremetal')
+        return [allocations_db.create_allocation(
+            self.context, dict(values, state='allocating',
+                               conductor_affinity=host)).id
+                for _ in range(count)]
+
+    def states(self, ids):
+        return [allocations_db.get_allocation_by_id(self.context, i)
+                for i in ids]
+
+    def test_batch_takes_distinct_nodes(self):
+        nodes = {self.create_node().uuid for _ in range(6)}
+        ids = self.queue(4)
+        served = allocations_db.reserve_nodes(self.context, ids,
+                                              'test-host', 0)
+        self.assertEqual(set(ids), served)
+        allocs = self.states(ids)
+        self.assertEqual({'active'}, {a.state for a in allocs})
+        taken = {a.node_uuid for a in allocs}
+        self.assertEqual(4, len(taken))
+        self.assertLessEqual(taken, nodes)
+        for alloc in allocs:
+            node = nodes_db.get_node(self.context, alloc.node_uuid)
+            self.assertEqual(alloc.uuid, node.instance_uuid)
+            self.assertEqual(alloc.id, node.allocation_id)
+
+    def test_more_allocations_than_nodes(self):
+        for _ in range(3):
+            self.create_node()
+        ids = self.queue(5)
+        self.worker.process_batch(ids)
+        allocs = self.states(ids)
+        self.assertEqual(3, sum(a.state == 'active' for a in allocs))
+        errors = [a for a in allocs if a.state == 'error']
+        self.assertEqual(2, len(errors))
+        self.assertIn('No available nodes found', errors[0].last_error)
+        self.assertEqual(3, len({a.node_uuid for a in allocs
+                                 if a.node_uuid}))
+
+    def test_different_requests_in_one_batch(self):
+        gold = self.create_node(resource_class='gold',
+                                traits=['CUSTOM_FAST'])
+        self.create_node(resource_class='gold')
+        silver = self.create_node(resource_class='silver', owner='p1')
+        ids = (self.queue(1, resource_class='gold', traits=['CUSTOM_FAST'])
+               + self.queue(1, resource_class='silver', owner='p1')
+               + self.queue(1, resource_class='bronze'))
+        self.worker.process_batch(ids)
+        fast, owned, missing = self.states(ids)
+        self.assertEqual(gold.uuid, fast.node_uuid)
+        self.assertEqual(['CUSTOM_FAST'], nodes_db.get_node(
+            self.context, gold.uuid).instance_info['traits'])
+        self.assertEqual(silver.uuid, owned.node_uuid)
+        self.assertEqual('error', missing.state)
+
+    def test_named_allocation_keeps_its_node(self):
+        for i in range(5):
+            self.create_node(name='node-%d' % i)
+        ids = self.queue(2) + self.queue(1, name='node-3')
+        self.worker.process_batch(ids)
+        allocs = self.states(ids)
+        self.assertEqual({'active'}, {a.state for a in allocs})
+        self.assertEqual('node-3', nodes_db.get_node(
+            self.context, allocs[2].node_uuid).name)
+
+    def test_node_taken_by_name_is_not_claimed_again(self):
+        self.create_node(name='node-0')
+        self.create_node(name='node-1')
+        ids = self.queue(1) + self.queue(1, name='node-0')
+        # Pivot 0: the claim of the first allocation starts at node-0.
+        self.assertEqual(set(ids), allocations_db.reserve_nodes(
+            self.context, ids, 'test-host', 0))
+        anonymous, named = self.states(ids)
+        self.assertEqual('node-0', nodes_db.get_node(
+            self.context, named.node_uuid).name)
+        self.assertEqual('node-1', nodes_db.get_node(
+            self.context, anonymous.node_uuid).name)
+
+    def test_only_this_hosts_allocating_rows(self):
+        for _ in range(4):
+            self.create_node()
+        mine = self.queue(2)
+        other = self.queue(1, host='other-host')
+        allocations_db.destroy_allocation(
+            self.context, allocations_db.get_allocation_by_id(
+                self.context, mine[1]).uuid)
+        served = allocations_db.reserve_nodes(
+            self.context, mine + other, 'test-host', 0)
+        self.assertEqual({mine[0]}, served)
+        self.assertEqual('allocating', self.states(other)[0].state)
+
+    def test_queued_allocations_are_batched(self):
+        for _ in range(20):
+            self.create_node()
+        ids = self.queue(20)
+        with mock.patch.object(allocations_db, 'reserve_nodes',
+                               wraps=allocations_db.reserve_nodes) as spy:
+            for alloc_id in ids:
+                self.worker.submit(alloc_id)
+            self.worker.stop()
+        self.assertEqual({'active'}, {a.state for a in self.states(ids)})
+        # One transaction for most of them, not one each.
+        self.assertGreaterEqual(spy.call_count, 1)
+        self.assertLess(spy.call_count, 5)
+
+    def test_database_outage_leaves_batch_to_retry(self):
+        self.create_node()
+        self.create_node()
+        ids = self.queue(2)
+        with mock.patch.object(allocations_db, 'reserve_nodes',
+                               side_effect=db_exc.DBConnectionError()):
+            self.worker.process_batch(ids)
+        self.assertEqual({'allocating'},
+                         {a.state for a in self.states(ids)})
+        self.worker.process_batch(ids)
+        self.assertEqual({'active'}, {a.state for a in self.states(ids)})

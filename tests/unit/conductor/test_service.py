@@ -69,6 +69,40 @@ class ServiceTestCase(base.TestCase):
         self.assertEqual(alloc.uuid, node.allocation_uuid)
         self.assertEqual(['CUSTOM_GPU'], node.instance_info['traits'])
 
+    def test_allocations_cast_together_all_become_active(self):
+        for _ in range(12):
+            self.create_node()
+        self.config(allocation_cast_interval=1.0, group='api')
+        self.start()
+        api = rpcapi.ConductorAPI()
+        sent = []
+        real_cast = api._cast
+        self.patch(api, '_cast', lambda host, ids: (
+            sent.append(list(ids)), real_cast(host, ids)))
+        allocs = []
+        for _ in range(12):
+            host = api.pick_conductor(self.context)
+            alloc = self.new_allocation(host)
+            api.create_allocation(self.context, alloc.id, host)
+            allocs.append(alloc)
+        self.assertTrue(_wait_for(lambda: all(
+            self.state_of(a) == 'active' for a in allocs)))
+        # The first at once, the others together in the next message.
+        self.assertEqual([[allocs[0].id], [a.id for a in allocs[1:]]],
+                         sent)
+
+    def test_picked_conductor_changes_with_the_cast_interval(self):
+        self.start('host-a')
+        self.start('host-b')
+        api = rpcapi.ConductorAPI()
+        self.config(allocation_cast_interval=60, group='api')
+        self.assertEqual(1, len({api.pick_conductor(self.context)
+                                 for _ in range(20)}))
+        self.config(allocation_cast_interval=0, group='api')
+        self.assertEqual({'host-a', 'host-b'},
+                         {api.pick_conductor(self.context)
+                          for _ in range(50)})
+
     def test_start_resumes_own_allocations(self):
         self.create_node()
         alloc = self.new_allocation()

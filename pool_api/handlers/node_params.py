@@ -1,0 +1,43 @@
+"""Node params: /v1/nodes/<node>/params, a JSON map as Digital Rebar's."""
+import flask
+
+from pool_api.handlers import nodes
+from pool_api import params
+from pool_api.schemas import pools as schema
+from pool_api import validation
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
+
+
+def get_node_params(node_ident):
+    """The params of a node; with aggregate=true, its profiles' too."""
+    node = nodes.get_authorized(node_ident, 'baremetal:node:get')
+    if params.get_bool('aggregate'):
+        return flask.jsonify(pools_db.effective_params(flask.g.context,
+                                                       node))
+    return flask.jsonify(node.params or {})
+
+
+def _save(node, new_params: dict):
+    """Validate and store the new params of a node; answer with them."""
+    validation.validate(schema.NODE_PARAMS, new_params)
+    node = nodes_db.update_node(flask.g.context, node,
+                                {'params': new_params})
+    return flask.jsonify(node.params or {})
+
+
+def set_node_params(node_ident):
+    """Replace all params of a node."""
+    node = nodes.get_authorized(node_ident, 'baremetal:node:update')
+    return _save(node, validation.json_body())
+
+
+def update_node_params(node_ident):
+    """Change params of a node with a JSON Patch on the params map.
+
+    A param name with a slash is escaped as JSON Pointer says:
+    ``/inventory~1data~1CPUS``.
+    """
+    node = nodes.get_authorized(node_ident, 'baremetal:node:update')
+    patch = validation.json_body()
+    return _save(node, validation.patch_map(node.params or {}, patch))

@@ -1,0 +1,130 @@
+"""Pool actions: add, remove, allocate and return machines, as DRP's."""
+import time
+
+import flask
+
+from pool_api import policy
+from pool_api.handlers import pools as pool_handlers
+from pool_api.schemas import pools as schema
+from pool_api import validation
+from pool_conductor.conf import CONF
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pool_actions
+from pool_conductor.db import pools as pools_db
+from pool_conductor import exception
+from pool_conductor import filters as node_filters
+from pool_conductor import states
+
+# How often a blocking action looks at its nodes.
+POLL_INTERVAL = 0.2
+WAIT_HEADER = 'X-Pool-Wait-Timeout'
+WAITING = (states.POOL_BUILDING, states.POOL_DESTROYING)
+
+
+def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
+    """The action's parameters from the body (which may be empty).
+
+    :raises: Invalid, ObjectNotFound for profiles or workflows
+    """
+    body = (validation.json_body()
+            if flask.request.get_data(cache=True).strip() else {})
+    validation.validate(schema.ACTION, body)
+    if selects_machines and not (body.get('machine_list')
+                                 or body.get('all_machines')):
+        raise exception.Invalid('Name the nodes in machine_list or set '
+                                'all_machines to true.')
+    count = body.get('count', 1)
+    if count > CONF.pool.max_count:
+        raise exception.Invalid('count must be at most %d.'
+                                % CONF.pool.max_count)
+    actions = {
+        'workflow': body.get('new_workflow'),
+        **{k: body[k] for k in ('add_profiles', 'remove_profiles',
+                                'add_parameters', 'remove_parameters')
+           if k in body}}
+    pool_handlers.check_references(flask.g.context,
+                                   {'allocate_actions': actions})
+    request = pool_actions.Request(
+        machine_list=body.get('machine_list', []),
+        all_machines=body.get('all_machines', False), count=count,
+        partial_success=body.get('partial_success', False),
+        filters=node_filters.parse_map(body.get('filter', {})),
+        actions=actions, wait_for_stage=body.get('wait_for_stage'),
+        force=body.get('force', False))
+    return request, body
+
+
+def _wait(results: list[dict], body: dict) -> tuple[list[dict], int | None]:
+    """With blocking, wait for the set of nodes to leave Building or
+    Destroying; wait_timeout is for the whole set, capped by the server.
+
+    :returns: the results, nodes still waiting as "timeout", and the
+        timeout applied (None when not blocking).
+    """
+    if not (body.get('blocking') and body.get('wait_for_stage')):
+        return results, None
+    timeout = min(body.get('wait_timeout', CONF.pool.default_wait_timeout),
+                  CONF.pool.max_blocking_wait)
+    deadline = time.monotonic() + timeout
+    while True:
+        nodes = [nodes_db.get_node(flask.g.context, r['uuid'])
+                 for r in results]
+        results = [pool_actions.result(n) for n in nodes]
+        if all(r['status'] not in WAITING for r in results):
+            break
+        if time.monotonic() >= deadline:
+            for r in results:
+                if r['status'] in WAITING:
+                    r['status'] = 'timeout'
+            break
+        time.sleep(POLL_INTERVAL)
+    return results, timeout
+
+
+def _respond(results: list[dict], body: dict):
+    results, timeout = _wait(results, body)
+    response = flask.jsonify(results)
+    if timeout is not None:
+        response.headers[WAIT_HEADER] = str(timeout)
+    return response
+
+
+def add_machines(pool_name):
+    policy.authorize('pool:pool:action')
+    request, body = _request(selects_machines=True)
+    return _respond(pool_actions.add_machines(flask.g.context, pool_name,
+                                              request), body)
+
+
+def remove_machines(pool_name):
+    policy.authorize('pool:pool:action')
+    request, body = _request(selects_machines=True)
+    return _respond(pool_actions.remove_machines(flask.g.context,
+                                                 pool_name, request), body)
+
+
+def allocate_machines(pool_name):
+    policy.authorize('pool:pool:action')
+    request, body = _request(selects_machines=False)
+    return _respond(pool_actions.allocate_machines(flask.g.context,
+                                                   pool_name, request), body)
+
+
+def return_machines(pool_name):
+    policy.authorize('pool:pool:action')
+    request, body = _request(selects_machines=True)
+    return _respond(pool_actions.return_machines(flask.g.context,
+                                                 pool_name, request), body)
+
+
+def return_to_pool(node_ident):
+    """Return one node to its pool, as returnMachines would."""
+    policy.authorize('pool:pool:action')
+    request, body = _request(selects_machines=False)
+    node = nodes_db.get_node(flask.g.context, node_ident)
+    request.machine_list = [node.uuid]
+    request.all_machines = False
+    pools_db.get(flask.g.context, models.Pool, node.pool)
+    return _respond(pool_actions.return_machines(flask.g.context, node.pool,
+                                                 request), body)

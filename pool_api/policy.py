@@ -1,0 +1,243 @@
+"""oslo.policy rules of every API operation, named as Ironic names them."""
+import threading
+import time
+
+import flask
+from oslo_policy import policy
+
+from pool_conductor import exception
+
+# Ironic's personas.
+SYSTEM_ADMIN = 'role:admin and system_scope:all'
+SYSTEM_MEMBER = 'role:member and system_scope:all'
+SYSTEM_READER = 'role:reader and system_scope:all'
+API_READER = 'role:reader'
+API_MEMBER = 'role:member'
+# Any admin: a system admin, or an admin of a project.
+ADMIN = 'role:admin'
+
+NODE_READER = ('(%s) or (role:reader and project_id:%%(node.owner)s) or '
+               '(role:reader and project_id:%%(node.lessee)s)'
+               % SYSTEM_READER)
+NODE_OWNER_MEMBER_LESSEE_ADMIN = (
+    '(%s) or (role:member and project_id:%%(node.owner)s) or '
+    '(role:admin and project_id:%%(node.lessee)s)' % SYSTEM_MEMBER)
+NODE_OWNER_ADMIN = ('(%s) or (role:admin and project_id:%%(node.owner)s)'
+                    % SYSTEM_ADMIN)
+ALLOCATION_READER = ('(%s) or (role:reader and '
+                     'project_id:%%(allocation.owner)s)' % SYSTEM_READER)
+ALLOCATION_MEMBER = ('(%s) or (role:member and '
+                     'project_id:%%(allocation.owner)s)' % SYSTEM_MEMBER)
+
+
+def _rule(name: str, check: str, description: str, operations):
+    return policy.DocumentedRuleDefault(
+        name=name, check_str=check, description=description,
+        operations=[{'path': path, 'method': method}
+                    for method, path in operations])
+
+
+NODE = '/v1/nodes/{node_ident}'
+ALLOC = '/v1/allocations/{allocation_ident}'
+
+RULES = [
+    _rule('baremetal:node:create', SYSTEM_ADMIN, 'Create a node.',
+          [('POST', '/v1/nodes')]),
+    _rule('baremetal:node:list', API_READER,
+          'List the nodes one may see: all of them with '
+          'baremetal:node:list_all, else those the project owns or leases.',
+          [('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail')]),
+    _rule('baremetal:node:list_all', SYSTEM_READER,
+          'List the nodes of every project.',
+          [('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail')]),
+    _rule('baremetal:node:get', NODE_READER, 'Show a node.',
+          [('GET', NODE), ('GET', NODE + '/states')]),
+    _rule('baremetal:node:update', NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Update a node.', [('PATCH', NODE)]),
+    _rule('baremetal:node:update_owner', SYSTEM_MEMBER,
+          'Change the owner or the lessee of a node.', [('PATCH', NODE)]),
+    _rule('baremetal:node:delete', SYSTEM_ADMIN, 'Delete a node.',
+          [('DELETE', NODE)]),
+    _rule('baremetal:node:set_power_state', NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Change the power state of a node.',
+          [('PUT', NODE + '/states/power')]),
+    _rule('baremetal:node:set_provision_state',
+          NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Change the provision state of a node.',
+          [('PUT', NODE + '/states/provision')]),
+    _rule('baremetal:node:set_maintenance', NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Put a node in maintenance.', [('PUT', NODE + '/maintenance')]),
+    _rule('baremetal:node:clear_maintenance',
+          NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Take a node out of maintenance.',
+          [('DELETE', NODE + '/maintenance')]),
+    _rule('baremetal:node:traits:list', NODE_READER,
+          'List the traits of a node.', [('GET', NODE + '/traits')]),
+    _rule('baremetal:node:traits:set', NODE_OWNER_ADMIN,
+          'Add or replace traits of a node.',
+          [('PUT', NODE + '/traits'), ('PUT', NODE + '/traits/{trait}')]),
+    _rule('baremetal:node:traits:delete', NODE_OWNER_ADMIN,
+          'Remove traits of a node.',
+          [('DELETE', NODE + '/traits'),
+           ('DELETE', NODE + '/traits/{trait}')]),
+    _rule('baremetal:allocation:get', ALLOCATION_READER,
+          'Show an allocation.',
+          [('GET', ALLOC), ('GET', NODE + '/allocation')]),
+    _rule('baremetal:allocation:list', API_READER,
+          'List the allocations one may see: all of them with '
+          'baremetal:allocation:list_all, else those of the project.',
+          [('GET', '/v1/allocations')]),
+    _rule('baremetal:allocation:list_all', SYSTEM_READER,
+          'List the allocations of every project.',
+          [('GET', '/v1/allocations')]),
+    _rule('baremetal:allocation:create', API_MEMBER,
+          'Create an allocation.', [('POST', '/v1/allocations')]),
+    _rule('baremetal:allocation:create_restricted', SYSTEM_MEMBER,
+          'Create an allocation for any owner, among all nodes. Without '
+          'it the owner is the project of the token and the candidates '
+          'are the nodes the project owns or leases.',
+          [('POST', '/v1/allocations')]),
+    _rule('baremetal:allocation:update', ALLOCATION_MEMBER,
+          'Change the name or extra of an allocation.',
+          [('PATCH', ALLOC)]),
+    _rule('baremetal:allocation:delete', ALLOCATION_MEMBER,
+          'Delete an allocation.',
+          [('DELETE', ALLOC), ('DELETE', NODE + '/allocation')]),
+    _rule('baremetal:conductor:get', SYSTEM_READER,
+          'List and show conductors.',
+          [('GET', '/v1/conductors'), ('GET', '/v1/conductors/{hostname}')]),
+]
+# Administration of pools, profiles and workflows: admins only.
+for _noun in ('pool', 'profile', 'workflow'):
+    for _verb, _method in (('get', 'GET'), ('list', 'GET'),
+                           ('create', 'POST'), ('update', 'PATCH'),
+                           ('delete', 'DELETE')):
+        RULES.append(_rule(
+            'pool:%s:%s' % (_noun, _verb), ADMIN,
+            '%s %ss.' % (_verb.capitalize(), _noun),
+            [(_method, '/v1/%ss' % _noun)]))
+RULES.append(_rule('pool:pool:action', ADMIN, 'Run an action on a pool.',
+                   [('POST', '/v1/pools/{pool_ident}/actions')]))
+
+
+def list_rules() -> list:
+    """The rule defaults, for oslopolicy-sample-generator."""
+    return RULES
+
+
+class CachedEnforcer:
+    """An oslo.policy enforcer that remembers its decisions.
+
+    oslo.policy looks for changed policy files and walks the rule's check
+    tree on every call, a few hundred microseconds each; the API checks
+    one to three rules per request. A decision depends only on the rules,
+    the target and the credentials, so it is remembered until the rules
+    change, which is looked for at most every RELOAD_INTERVAL seconds.
+    """
+
+    RELOAD_INTERVAL = 1.0
+    MAX_DECISIONS = 10000
+
+    def __init__(self, conf):
+        self.enforcer = policy.Enforcer(conf)
+        self.enforcer.register_defaults(RULES)
+        self._decisions: dict = {}
+        self._rules = None
+        self._checked = 0.0
+        self._lock = threading.Lock()
+
+    def _fresh_rules(self) -> None:
+        now = time.monotonic()
+        if now - self._checked < self.RELOAD_INTERVAL:
+            return
+        with self._lock:
+            self.enforcer.load_rules()
+            if self.enforcer.rules is not self._rules:
+                self._rules = self.enforcer.rules
+                self._decisions = {}
+            self._checked = now
+
+    def allowed(self, rule: str, target: dict, context) -> bool:
+        self._fresh_rules()
+        creds = context.to_policy_values()
+        key = (rule, tuple(sorted(target.items())),
+               tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                            for k, v in creds.items())))
+        decision = self._decisions.get(key)
+        if decision is None:
+            decision = self.enforcer.authorize(rule, target, creds,
+                                               do_raise=False)
+            decisions = self._decisions
+            if len(decisions) >= self.MAX_DECISIONS:
+                decisions.clear()
+            decisions[key] = decision
+        return decision
+
+
+def _make_enforcer() -> CachedEnforcer:
+    # Imported here: oslopolicy tools load this module after they parsed
+    # their own command line, when pool's options can no longer register.
+    from pool_conductor.conf import CONF
+    return CachedEnforcer(CONF)
+
+
+def get_enforcer() -> policy.Enforcer:
+    """The enforcer of this process, for oslopolicy tools."""
+    return _make_enforcer().enforcer
+
+
+def setup(app: flask.Flask) -> None:
+    """Give the application its enforcer: policy files are read once, and
+    again only when they change."""
+    app.extensions['pool_policy'] = _make_enforcer()
+
+
+def allowed(rule: str, target: dict | None = None) -> bool:
+    """Whether the request's context passes a rule."""
+    return flask.current_app.extensions['pool_policy'].allowed(
+        rule, target or {}, flask.g.context)
+
+
+def authorize(rule: str, target: dict | None = None,
+              read_rule: str | None = None,
+              hidden: Exception | None = None) -> None:
+    """Step one of every handler: check the request may do this.
+
+    :param read_rule: the rule to see the target at all; a caller who may
+        not gets ``hidden``, so that it cannot tell the target exists
+    :raises: Forbidden, or hidden
+    """
+    if allowed(rule, target):
+        return
+    if read_rule is not None and not allowed(read_rule, target):
+        raise hidden
+    raise exception.Forbidden()
+
+
+def authorize_node(rule: str, node, ident: str) -> None:
+    """authorize() on a node: NodeNotFound for one the caller cannot see.
+    """
+    authorize(rule, {'node.owner': node.owner or '',
+                     'node.lessee': node.lessee or ''},
+              'baremetal:node:get', exception.NodeNotFound(node=ident))
+
+
+def authorize_allocation(rule: str, alloc, ident: str) -> None:
+    """authorize() on an allocation: AllocationNotFound for one the
+    caller cannot see."""
+    authorize(rule, {'allocation.owner': alloc.owner or ''},
+              'baremetal:allocation:get',
+              exception.AllocationNotFound(allocation=ident))
+
+
+def project_scope(list_all_rule: str) -> str | None:
+    """The project a list is limited to, None when it sees all.
+
+    :raises: Forbidden for a caller with neither right nor project
+    """
+    if allowed(list_all_rule):
+        return None
+    project = flask.g.context.project_id
+    if not project:
+        raise exception.Forbidden()
+    return project

@@ -1,0 +1,99 @@
+"""Request schemas of pools, profiles, workflows and node params."""
+
+# Names of pools, profiles, workflows and stages.
+NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+        'pattern': r'^[A-Za-z0-9._~-]+$'}
+NULLABLE_NAME = {**NAME, 'type': ['string', 'null']}
+NAMES = {'type': 'array', 'maxItems': 100, 'items': NAME,
+         'uniqueItems': True}
+TEXT = {'type': ['string', 'null'], 'maxLength': 65536}
+# Params: a JSON map of parameter names to any JSON value, as in Digital
+# Rebar ("inventory/data/CPUS": 3).
+PARAM_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+PARAMS = {'type': 'object', 'propertyNames': PARAM_NAME,
+          'maxProperties': 1000}
+PARAM_NAMES = {'type': 'array', 'maxItems': 1000, 'items': PARAM_NAME}
+
+# What a transition (enter, allocate, release, exit) does to a node.
+TRANSITION_ACTIONS = {
+    'type': 'object',
+    'properties': {
+        'workflow': NULLABLE_NAME,
+        'add_profiles': NAMES,
+        'remove_profiles': NAMES,
+        'add_parameters': PARAMS,
+        'remove_parameters': PARAM_NAMES,
+    },
+    'additionalProperties': False,
+}
+ACTION_SETS = ('enter_actions', 'allocate_actions', 'release_actions',
+               'exit_actions')
+
+_POOL_FIELDS = {
+    'description': TEXT,
+    'documentation': TEXT,
+    'parent_pool': NULLABLE_NAME,
+    **dict.fromkeys(ACTION_SETS, TRANSITION_ACTIONS),
+}
+POOL_CREATE = {
+    'type': 'object',
+    'properties': {'name': NAME, **_POOL_FIELDS},
+    'required': ['name'],
+    'additionalProperties': False,
+}
+POOL_UPDATE = {
+    'type': 'object',
+    'properties': {'name': NAME, **_POOL_FIELDS},
+    'required': ['name'],
+}
+
+PROFILE_CREATE = {
+    'type': 'object',
+    'properties': {'name': NAME, 'description': TEXT, 'params': PARAMS},
+    'required': ['name'],
+    'additionalProperties': False,
+}
+PROFILE_UPDATE = {**PROFILE_CREATE, 'additionalProperties': True}
+
+WORKFLOW_CREATE = {
+    'type': 'object',
+    'properties': {
+        'name': NAME,
+        'description': TEXT,
+        'stages': {'type': 'array', 'maxItems': 100, 'items': NAME},
+    },
+    'required': ['name'],
+    'additionalProperties': False,
+}
+WORKFLOW_UPDATE = {**WORKFLOW_CREATE, 'additionalProperties': True}
+
+NODE_PARAMS = PARAMS
+# Query parameters of GET /v1/nodes/<node>/params.
+PARAMS_QUERY = {'aggregate': {'type': 'boolean'}}
+
+# The body of a pool action: Digital Rebar's pool/... parameters in
+# snake_case.
+MACHINE = {'type': 'string', 'minLength': 1, 'maxLength': 512}
+ACTION = {
+    'type': 'object',
+    'properties': {
+        'machine_list': {'type': 'array', 'maxItems': 10000,
+                         'items': MACHINE},
+        'all_machines': {'type': 'boolean'},
+        'count': {'type': 'integer', 'minimum': 1},
+        'partial_success': {'type': 'boolean'},
+        'filter': {'type': 'object', 'maxProperties': 50,
+                   'additionalProperties': {'type': 'string',
+                                            'maxLength': 1024}},
+        'new_workflow': NULLABLE_NAME,
+        'add_profiles': NAMES,
+        'remove_profiles': NAMES,
+        'add_parameters': PARAMS,
+        'remove_parameters': PARAM_NAMES,
+        'wait_for_stage': NULLABLE_NAME,
+        'blocking': {'type': 'boolean'},
+        'wait_timeout': {'type': 'integer', 'minimum': 0},
+        'force': {'type': 'boolean'},
+    },
+    'additionalProperties': False,
+}

@@ -1,0 +1,163 @@
+"""Queries on pools, profiles and workflows: named objects of the pool API."""
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from pool_conductor.db import api
+from pool_conductor.db import models
+
+from pool_conductor import exception
+
+DEFAULT_POOL = models.DEFAULT_POOL
+# The kind of each named object, as error messages call it.
+KINDS = {models.Pool: 'Pool', models.Profile: 'Profile',
+         models.Workflow: 'Workflow'}
+
+
+def _get(session, model, name: str):
+    obj = session.scalars(
+        sa.select(model).where(model.name == name)
+        .execution_options(populate_existing=True)).one_or_none()
+    if obj is None:
+        raise exception.ObjectNotFound(kind=KINDS[model], name=name)
+    return obj
+
+
+def get(context, model, name: str):
+    """Fetch a pool, profile or workflow by name.
+
+    :raises: ObjectNotFound
+    """
+    with api.reader(context) as session:
+        return _get(session, model, name)
+
+
+def list_all(context, model) -> list:
+    """All objects of a kind, by name."""
+    with api.reader(context) as session:
+        return list(session.scalars(sa.select(model).order_by(model.name)))
+
+
+def get_many(context, model, names) -> dict:
+    """Objects of a kind by name, in one query.
+
+    :raises: ObjectNotFound naming the first name that does not exist
+    """
+    names = list(dict.fromkeys(names))
+    if not names:
+        return {}
+    with api.reader(context) as session:
+        found = {o.name: o for o in session.scalars(
+            sa.select(model).where(model.name.in_(names)))}
+    for name in names:
+        if name not in found:
+            raise exception.ObjectNotFound(kind=KINDS[model], name=name)
+    return {n: found[n] for n in names}
+
+
+def create(context, model, values: dict):
+    """Create a pool, profile or workflow.
+
+    :raises: ObjectAlreadyExists
+    """
+    obj = model(**values)
+    try:
+        with api.writer(context) as session:
+            session.add(obj)
+            session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.ObjectAlreadyExists(kind=KINDS[model].lower(),
+                                            name=values['name']) from None
+    return get(context, model, values['name'])
+
+
+def update(context, model, name: str, values: dict):
+    """Change fields of a pool, profile or workflow.
+
+    :raises: ObjectNotFound
+    """
+    with api.writer(context) as session:
+        res = session.execute(
+            sa.update(model).where(model.name == name)
+            .values(updated_at=api.utcnow(), **values)
+            .execution_options(**api.NO_SYNC))
+        if res.rowcount != 1:
+            raise exception.ObjectNotFound(kind=KINDS[model], name=name)
+    return get(context, model, name)
+
+
+def _json_list_contains(column, name: str):
+    """Whether a JSON list of names has name, on every backend.
+
+    Names are restricted to unreserved characters, so the quoted name in
+    the JSON text matches only that element; LIKE's wildcard _ is escaped.
+    """
+    pattern = '%%"%s"%%' % name.replace('_', '\\_')
+    return sa.cast(column, sa.Text).like(pattern, escape='\\')
+
+
+def _users(session, model, name: str) -> str | None:
+    """What refers to the named object, described, or None."""
+    node = models.Node
+    if model is models.Pool:
+        if name == DEFAULT_POOL:
+            return 'it is the default pool'
+        if session.scalar(sa.select(node.id).where(node.pool == name)
+                          .limit(1)) is not None:
+            return 'it has member nodes'
+        if session.scalar(sa.select(models.Pool.id).where(
+                models.Pool.parent_pool == name).limit(1)) is not None:
+            return 'it is the parent pool of another pool'
+        return None
+    column = (node.workflow == name if model is models.Workflow
+              else _json_list_contains(node.profiles, name))
+    uuid = session.scalar(sa.select(node.uuid).where(column).limit(1))
+    return 'node %s uses it' % uuid if uuid else None
+
+
+def delete(context, model, name: str) -> None:
+    """Delete a pool, profile or workflow nothing refers to.
+
+    :raises: ObjectNotFound, ObjectInUse
+    """
+    with api.writer(context) as session:
+        obj = _get(session, model, name)
+        users = _users(session, model, name)
+        if users:
+            raise exception.ObjectInUse(
+                err='%s %s cannot be deleted: %s.'
+                    % (KINDS[model], name, users))
+        session.execute(sa.delete(model).where(model.id == obj.id)
+                        .execution_options(**api.NO_SYNC))
+
+
+def status_counts(context, name: str) -> dict[str, int]:
+    """The number of members of a pool in each pool status.
+
+    :raises: ObjectNotFound
+    """
+    node = models.Node
+    with api.reader(context) as session:
+        _get(session, models.Pool, name)
+        rows = session.execute(
+            sa.select(node.pool_status, sa.func.count())
+            .where(node.pool == name).group_by(node.pool_status)).all()
+    return dict(rows)
+
+
+def effective_params(context, node: models.Node) -> dict:
+    """A node's params overlaid on those of its profiles.
+
+    As in Digital Rebar, a node's own param wins, then its profiles in
+    their order: the first profile that has a param gives its value.
+    Profiles deleted meanwhile give nothing.
+    """
+    names = node.profiles or []
+    with api.reader(context) as session:
+        found = {p.name: p.params or {} for p in session.scalars(
+            sa.select(models.Profile)
+            .where(models.Profile.name.in_(names)))} if names else {}
+    result: dict = {}
+    for name in reversed(names):
+        result.update(found.get(name, {}))
+    result.update(node.params or {})
+    return result

@@ -1,0 +1,224 @@
+"""Digital Rebar's filter functions on node fields and params, as SQL."""
+import dataclasses
+import re
+
+import sqlalchemy as sa
+
+from pool_conductor.db import models
+from pool_conductor import exception
+
+FUNCTIONS = ('Eq', 'Ne', 'Lt', 'Lte', 'Gt', 'Gte', 'In', 'Nin', 'Re',
+             'Between', 'Except')
+# Functions taking a list of values; Between and Except take two.
+_LISTS = {'In', 'Nin'}
+_RANGES = {'Between', 'Except'}
+MAX_PATTERN = 256
+MAX_KEY = 255
+# Filterable node fields; every other key names a param.
+TEXT_FIELDS = ('uuid', 'name', 'driver', 'resource_class',
+               'provision_state', 'power_state', 'owner', 'lessee',
+               'instance_uuid', 'pool', 'pool_status', 'workflow', 'stage')
+BOOLEAN_FIELDS = ('maintenance', 'runnable', 'pool_allocated')
+FIELDS = TEXT_FIELDS + BOOLEAN_FIELDS
+
+_CALL = re.compile(r'^([A-Za-z]+)\((.*)\)$', re.DOTALL)
+_NUMBER = re.compile(r'^-?\d+(\.\d+)?([eE][-+]?\d+)?$')
+
+
+@dataclasses.dataclass(frozen=True)
+class Filter:
+    """One parsed filter: key Function(args)."""
+
+    key: str
+    function: str
+    args: tuple
+
+
+def _value(text: str):
+    """An argument: a number, true or false, else a string; quotes make
+    anything a string."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1]
+    if _NUMBER.match(text):
+        return float(text) if any(c in text for c in '.eE') else int(text)
+    if text in ('true', 'false'):
+        return text == 'true'
+    return text
+
+
+def is_call(value: str) -> bool:
+    """Whether a string has the syntax of a filter function call."""
+    return bool(_CALL.match(value))
+
+
+def parse(key: str, value) -> Filter:
+    """Parse one filter such as ``Eq(3)`` on key.
+
+    :raises: InvalidParameterValue naming the key
+    """
+    def invalid(why):
+        return exception.InvalidParameterValue(
+            err='Invalid filter on "%s": %s' % (key, why))
+
+    if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY:
+        raise invalid('a key is a field or param name of 1 to %d '
+                      'characters.' % MAX_KEY)
+    if not isinstance(value, str):
+        raise invalid('the value must be a string such as "Eq(3)".')
+    match = _CALL.match(value.strip())
+    if not match or match.group(1) not in FUNCTIONS:
+        raise invalid('"%s" is not one of %s with its arguments in '
+                      'parentheses.' % (value, ', '.join(FUNCTIONS)))
+    function, raw = match.groups()
+    if function == 'Re':
+        if len(raw) > MAX_PATTERN:
+            raise invalid('the pattern is longer than %d characters.'
+                          % MAX_PATTERN)
+        try:
+            re.compile(raw)
+        except re.error as exc:
+            raise invalid('bad regular expression: %s.' % exc) from None
+        args = (raw,)
+    elif function in _LISTS or function in _RANGES:
+        args = tuple(_value(a) for a in raw.split(','))
+        if function in _RANGES and len(args) != 2:
+            raise invalid('%s takes two values, low and high.' % function)
+    else:
+        args = (_value(raw),)
+    if key in BOOLEAN_FIELDS and (
+            function not in ('Eq', 'Ne', 'In', 'Nin')
+            or not all(isinstance(a, bool) for a in args)):
+        raise invalid('%s is true or false; use Eq, Ne, In or Nin.' % key)
+    return Filter(key, function, args)
+
+
+def parse_map(filters) -> list[Filter]:
+    """Parse a map of key to filter function.
+
+    :raises: InvalidParameterValue
+    """
+    if not isinstance(filters, dict):
+        raise exception.InvalidParameterValue(
+            err='A filter is a map of field or param names to functions '
+                'such as {"inventory/data/CPUS": "Eq(3)"}.')
+    return [parse(k, v) for k, v in filters.items()]
+
+
+class _Param:
+    """Typed access to one top-level param of nodes, per backend."""
+
+    def __init__(self, dialect: str, key: str):
+        self.dialect = dialect
+        col = models.Node.params
+        if dialect == 'postgresql':
+            name = sa.bindparam(None, key, type_=sa.Text)
+            self.type = sa.func.jsonb_typeof(
+                sa.func.jsonb_extract_path(col, name))
+            self.text = sa.func.jsonb_extract_path_text(col, name)
+            self.kinds = {'number': ('number',), 'string': ('string',),
+                          'boolean': ('boolean',)}
+        else:
+            # SQLite and MySQL/MariaDB: a JSON path; a key is quoted.
+            path = '$."%s"' % key.replace('\\', '\\\\').replace('"', '\\"')
+            path = sa.bindparam(None, path, type_=sa.String)
+            if dialect == 'sqlite':
+                self.type = sa.func.json_type(col, path)
+                self.text = sa.func.json_extract(col, path)
+                self.kinds = {'number': ('integer', 'real'),
+                              'string': ('text',),
+                              'boolean': ('true', 'false')}
+            else:
+                extracted = sa.func.json_extract(col, path)
+                self.type = sa.func.json_type(extracted)
+                self.text = sa.func.json_unquote(extracted)
+                self.kinds = {'number': ('INTEGER', 'DOUBLE', 'DECIMAL',
+                                         'UNSIGNED INTEGER'),
+                              'string': ('STRING',),
+                              'boolean': ('BOOLEAN',)}
+
+    def of_kind(self, kind: str):
+        return self.type.in_(self.kinds[kind])
+
+    def value(self, arg):
+        """The param as SQL of the type of arg, NULL if of another."""
+        if isinstance(arg, bool):
+            kind = 'boolean'
+            if self.dialect == 'sqlite':
+                return sa.case((self.type == 'true', 'true'),
+                               (self.type == 'false', 'false'))
+            return sa.case((self.of_kind(kind), sa.func.lower(self.text)))
+        if isinstance(arg, (int, float)):
+            return sa.case((self.of_kind('number'),
+                            sa.cast(self.text, sa.Numeric(65, 10))))
+        return sa.case((self.of_kind('string'), self.text))
+
+
+def _bound(arg):
+    if isinstance(arg, bool):
+        return 'true' if arg else 'false'
+    return arg
+
+
+def _compare(target, function: str, args: tuple):
+    """SQL for the function on target; NULL (an absent param, or one of
+    another type) matches only the negative functions."""
+    value = target if not isinstance(target, _Param) else None
+
+    def sql(arg):
+        return value if value is not None else target.value(arg)
+
+    def bind(arg):
+        return sa.literal(_bound(arg)) if value is None else arg
+
+    def eq(arg):
+        return sql(arg) == bind(arg)
+
+    if function == 'Eq':
+        return eq(args[0])
+    if function == 'Ne':
+        return sa.not_(sa.func.coalesce(eq(args[0]), False))
+    if function == 'In':
+        return sa.or_(*(eq(a) for a in args))
+    if function == 'Nin':
+        return sa.not_(sa.func.coalesce(sa.or_(*(eq(a) for a in args)),
+                                        False))
+    if function == 'Re':
+        text = value if value is not None else target.value('')
+        return text.regexp_match(args[0])
+    arg = args[0]
+    if function == 'Lt':
+        return sql(arg) < bind(arg)
+    if function == 'Lte':
+        return sql(arg) <= bind(arg)
+    if function == 'Gt':
+        return sql(arg) > bind(arg)
+    if function == 'Gte':
+        return sql(arg) >= bind(arg)
+    low, high = args
+    inside = sa.and_(sql(low) >= bind(low), sql(high) <= bind(high))
+    if function == 'Between':
+        return inside
+    # Except: a value outside the range.
+    return sa.and_(sql(low).is_not(None), sa.not_(inside))
+
+
+def to_sql(dialect: str, filters: list[Filter]):
+    """The conditions (ANDed) of filters on nodes, for a backend.
+
+    All values are bound parameters.
+    """
+    conditions = []
+    for f in filters:
+        if f.key in FIELDS:
+            column = getattr(models.Node, f.key)
+            if f.key in BOOLEAN_FIELDS:
+                column = sa.func.coalesce(column, f.key == 'runnable')
+            target = column
+            args = f.args if f.key in BOOLEAN_FIELDS else tuple(
+                str(a) if not isinstance(a, str) else a for a in f.args)
+        else:
+            target = _Param(dialect, f.key)
+            args = f.args
+        conditions.append(_compare(target, f.function, args))
+    return sa.and_(sa.true(), *conditions)

@@ -1,0 +1,301 @@
+"""Policy: every endpoint for every persona, and owner/lessee scoping."""
+import json
+import os
+import time
+from unittest import mock
+import uuid
+
+import fixtures
+
+from pool_api import app as pool_app
+from pool_api import auth
+from pool_api import policy
+from pool_api import routes
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import models
+from pool_conductor.db import pools as pools_db
+from tests.unit.api import base
+
+PROJECT = 'project-a'
+OTHER = 'project-b'
+
+# Headers keystonemiddleware sets for each persona.
+PERSONAS = {
+    'system_admin': {'X-Roles': 'admin,member,reader',
+                     'OpenStack-System-Scope': 'all'},
+    'system_reader': {'X-Roles': 'reader', 'OpenStack-System-Scope': 'all'},
+    'project_admin': {'X-Roles': 'admin,member,reader',
+                      'X-Project-Id': PROJECT},
+    'project_member': {'X-Roles': 'member,reader', 'X-Project-Id': PROJECT},
+    'project_reader': {'X-Roles': 'reader', 'X-Project-Id': PROJECT},
+    'other_member': {'X-Roles': 'member,reader', 'X-Project-Id': OTHER},
+    'no_role': {'X-Roles': '', 'X-Project-Id': PROJECT},
+}
+ORDER = tuple(PERSONAS)
+OK = 'ok'
+
+
+def _row(*expected) -> dict:
+    return dict(zip(ORDER, expected, strict=True))
+
+
+# Expected outcome per persona, in the order of PERSONAS: OK (not 401,
+# 403 or 404, nor a server error), 403 or 404. {node} is a node owned by
+# PROJECT, {free} one nobody owns, {alloc} an allocation of PROJECT.
+READ_NODE = _row(OK, OK, OK, OK, OK, 404, 404)
+WRITE_NODE = _row(OK, 403, OK, OK, 403, 404, 404)
+OWNER_ADMIN = _row(OK, 403, OK, 403, 403, 404, 404)
+SYSTEM_ADMIN_ONLY = _row(OK, 403, 403, 403, 403, 403, 403)
+SYSTEM_ADMIN_NODE = _row(OK, 403, 403, 403, 403, 404, 404)
+SYSTEM_READER_ONLY = _row(OK, OK, 403, 403, 403, 403, 403)
+ANY_READER = _row(OK, OK, OK, OK, OK, OK, 403)
+ANY_MEMBER = _row(OK, 403, OK, OK, 403, OK, 403)
+READ_ALLOC = _row(OK, OK, OK, OK, OK, 404, 404)
+WRITE_ALLOC = _row(OK, 403, OK, OK, 403, 404, 404)
+HIDDEN_FREE_NODE = _row(OK, OK, 404, 404, 404, 404, 404)
+PUBLIC = _row(OK, OK, OK, OK, OK, OK, OK)
+ANY_ADMIN = _row(OK, 403, OK, 403, 403, 403, 403)
+
+CASES = [
+    ('GET', '/', None, PUBLIC),
+    ('GET', '/v1', None, PUBLIC),
+    ('GET', '/v1/openapi.json', None, PUBLIC),
+    ('GET', '/v1/nodes', None, ANY_READER),
+    ('GET', '/v1/nodes/detail', None, ANY_READER),
+    ('POST', '/v1/nodes', {'driver': 'fake-hardware'}, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/nodes/{node}', None, READ_NODE),
+    ('GET', '/v1/nodes/{free}', None, HIDDEN_FREE_NODE),
+    ('PATCH', '/v1/nodes/{node}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_NODE),
+    ('PATCH', '/v1/nodes/{node}',
+     [{'op': 'replace', 'path': '/owner', 'value': OTHER}],
+     _row(OK, 403, 403, 403, 403, 404, 404)),
+    ('DELETE', '/v1/nodes/{node}', None, SYSTEM_ADMIN_NODE),
+    ('GET', '/v1/nodes/{node}/states', None, READ_NODE),
+    ('PUT', '/v1/nodes/{node}/states/power', {'target': 'power on'},
+     WRITE_NODE),
+    ('PUT', '/v1/nodes/{node}/states/provision', {'target': 'manage'},
+     WRITE_NODE),
+    ('PUT', '/v1/nodes/{node}/maintenance', {'reason': 'r'}, WRITE_NODE),
+    ('DELETE', '/v1/nodes/{node}/maintenance', None, WRITE_NODE),
+    ('GET', '/v1/nodes/{node}/traits', None, READ_NODE),
+    ('PUT', '/v1/nodes/{node}/traits', {'traits': ['CUSTOM_A']},
+     OWNER_ADMIN),
+    ('DELETE', '/v1/nodes/{node}/traits', None, OWNER_ADMIN),
+    ('PUT', '/v1/nodes/{node}/traits/CUSTOM_B', None, OWNER_ADMIN),
+    ('DELETE', '/v1/nodes/{node}/traits/CUSTOM_T', None, OWNER_ADMIN),
+    ('GET', '/v1/nodes/{used}/allocation', None, READ_ALLOC),
+    ('DELETE', '/v1/nodes/{used}/allocation', None, WRITE_ALLOC),
+    ('GET', '/v1/allocations', None, ANY_READER),
+    ('POST', '/v1/allocations', {'resource_class': 'baremetal'},
+     ANY_MEMBER),
+    ('POST', '/v1/allocations',
+     {'resource_class': 'baremetal', 'owner': OTHER},
+     _row(OK, 403, 403, 403, 403, OK, 403)),
+    ('GET', '/v1/allocations/{alloc}', None, READ_ALLOC),
+    ('PATCH', '/v1/allocations/{alloc}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_ALLOC),
+    ('DELETE', '/v1/allocations/{alloc}', None, WRITE_ALLOC),
+    ('GET', '/v1/conductors', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/conductors/test-host', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/nodes/{node}/params', None, READ_NODE),
+    ('PUT', '/v1/nodes/{node}/params', {'a': 1}, WRITE_NODE),
+    ('PATCH', '/v1/nodes/{node}/params',
+     [{'op': 'add', 'path': '/a', 'value': 1}], WRITE_NODE),
+    ('POST', '/v1/nodes/{node}/returnToPool', {}, ANY_ADMIN),
+] + [
+    # Pools, profiles and workflows are administered by admins only.
+    (method, path % {'kind': kind}, body, ANY_ADMIN)
+    for kind, create in (('pools', {'name': 'p1'}),
+                         ('profiles', {'name': 'p1'}),
+                         ('workflows', {'name': 'w1', 'stages': []}))
+    for method, path, body in (
+        ('GET', '/v1/%(kind)s', None),
+        ('POST', '/v1/%(kind)s', create),
+        ('GET', '/v1/%(kind)s/{%(kind)s}', None),
+        ('PATCH', '/v1/%(kind)s/{%(kind)s}',
+         [{'op': 'replace', 'path': '/description', 'value': 'd'}]),
+        ('DELETE', '/v1/%(kind)s/{%(kind)s}', None))
+] + [
+    ('GET', '/v1/pools/{pools}/status', None, ANY_ADMIN),
+] + [('POST', '/v1/pools/{pools}/%s' % action, {}, ANY_ADMIN)
+     for action in ('addMachines', 'removeMachines', 'allocateMachines',
+                    'returnMachines')]
+
+
+def _placeholders(rule: str) -> str:
+    """A route's rule with the placeholders of the table."""
+    for name, value in (('<allocation_ident>', '{alloc}'),
+                        ('<hostname>', 'test-host'),
+                        ('<trait>', 'CUSTOM_T'),
+                        ('<pool_name>', '{pools}'),
+                        ('<profile_name>', '{profiles}'),
+                        ('<workflow_name>', '{workflows}')):
+        rule = rule.replace(name, value)
+    return rule
+
+
+class PolicyTestCase(base.APITestCase):
+    """Requests carry the identity headers of keystonemiddleware."""
+
+    def setUp(self):
+        # The identity comes from the headers, as behind auth_token.
+        self.patch(auth, 'wrap', lambda app: app)
+        super().setUp()
+        self.config(auth_strategy='keystone')
+        conductors_db.register_conductor(self.context, 'test-host')
+
+    def resources(self, path: str) -> dict:
+        """The resources a path names, created afresh."""
+        ids = {}
+        if '{node}' in path:
+            ids['node'] = self.create_node(owner=PROJECT,
+                                           traits=['CUSTOM_T']).uuid
+        if '{free}' in path:
+            ids['free'] = self.create_node().uuid
+        if '{used}' in path:
+            used = self.create_node(owner=PROJECT, maintenance=True,
+                                    provision_state='active')
+            allocations_db.backfill_allocation(
+                self.context, {'owner': PROJECT}, used)
+            ids['used'] = used.uuid
+        for kind, model in (('pools', models.Pool),
+                            ('profiles', models.Profile),
+                            ('workflows', models.Workflow)):
+            if '{%s}' % kind in path:
+                ids[kind] = pools_db.create(self.context, model, {
+                    'name': '%s-%s' % (kind, uuid.uuid4().hex[:8])}).name
+        if '{alloc}' in path:
+            ids['alloc'] = allocations_db.create_allocation(self.context, {
+                'owner': PROJECT, 'state': 'error',
+                'resource_class': 'rc'}).uuid
+        return ids
+
+    def as_persona(self, persona: str, method: str, path: str, body=None):
+        return self.request(method, path, body, headers=PERSONAS[persona])
+
+
+class TestPolicyTable(PolicyTestCase):
+
+    def test_every_endpoint_for_every_persona(self):
+        for method, path, body, expected in CASES:
+            url = path.format(**self.resources(path))
+            for persona in ORDER:
+                if method != 'GET':
+                    # A permitted change must not hide what the next
+                    # persona is tried on.
+                    url = path.format(**self.resources(path))
+                resp = self.as_persona(persona, method, url, body)
+                want = expected[persona]
+                where = '%s %s as %s: %s' % (method, path, persona,
+                                             resp.get_data()[:300])
+                if want == OK:
+                    self.assertNotIn(resp.status_code, (401, 403, 404),
+                                     where)
+                    self.assertLess(resp.status_code, 500, where)
+                else:
+                    self.assertEqual(want, resp.status_code, where)
+
+    def test_every_route_is_in_the_table(self):
+        tested = {(m, p) for m, p, _b, _e in CASES}
+        for rule, method, _handler in routes.ROUTES:
+            path = _placeholders(rule.replace('<node_ident>', '{node}'))
+            alternatives = {path, path.replace('{node}', '{used}'),
+                            path.replace('CUSTOM_T', 'CUSTOM_B')}
+            self.assertTrue(
+                any((method, p) in tested for p in alternatives),
+                '%s %s has no row in the policy table' % (method, rule))
+
+    def test_every_route_authorizes(self):
+        public = {('GET', p) for p in auth.PUBLIC_PATHS}
+        for rule, method, _handler in routes.ROUTES:
+            if (method, rule) in public:
+                continue
+            url = _placeholders(rule.replace('<node_ident>', '{used}'))
+            url = url.format(**self.resources(url))
+            with mock.patch.object(policy, 'allowed',
+                                   wraps=policy.allowed) as allowed:
+                self.as_persona('system_admin', method, url)
+            self.assertTrue(allowed.called,
+                            '%s %s never checks a policy rule'
+                            % (method, rule))
+
+
+class TestScoping(PolicyTestCase):
+
+    def test_project_lists_only_its_nodes(self):
+        own = self.create_node(owner=PROJECT)
+        leased = self.create_node(lessee=PROJECT)
+        self.create_node(owner=OTHER)
+        resp = self.as_persona('project_reader', 'GET', '/v1/nodes')
+        self.assertEqual({own.uuid, leased.uuid},
+                         {n['uuid'] for n in resp.get_json()['nodes']})
+        resp = self.as_persona('system_reader', 'GET', '/v1/nodes')
+        self.assertEqual(3, len(resp.get_json()['nodes']))
+
+    def test_project_lists_only_its_allocations(self):
+        mine = allocations_db.create_allocation(self.context, {
+            'owner': PROJECT, 'state': 'error', 'resource_class': 'rc'})
+        allocations_db.create_allocation(self.context, {
+            'owner': OTHER, 'state': 'error', 'resource_class': 'rc'})
+        resp = self.as_persona('project_member', 'GET', '/v1/allocations')
+        self.assertEqual([mine.uuid], [a['uuid'] for a in
+                                       resp.get_json()['allocations']])
+        resp = self.as_persona('project_member', 'GET',
+                               '/v1/allocations?owner=' + OTHER)
+        self.assertError(403, resp)
+
+    def test_allocation_owner_comes_from_the_token(self):
+        resp = self.as_persona('project_member', 'POST', '/v1/allocations',
+                               {'resource_class': 'baremetal'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertEqual(PROJECT, resp.get_json()['owner'])
+
+    def test_candidates_of_a_project_are_its_nodes(self):
+        self.create_node(owner=OTHER, name='theirs')
+        resp = self.as_persona('project_member', 'POST', '/v1/allocations',
+                               {'resource_class': 'baremetal',
+                                'candidate_nodes': ['theirs']})
+        self.assertError(400, resp, 'theirs')
+
+    def test_forbidden_error_in_ironic_shape(self):
+        resp = self.as_persona('project_reader', 'POST', '/v1/nodes',
+                               {'driver': 'fake-hardware'})
+        self.assertIn('denied', self.assertError(403, resp))
+
+    def test_operator_policy_file_overrides_defaults(self):
+        path = self.useFixture(fixtures.TempDir()).join('policy.yaml')
+        with open(path, 'w') as f:
+            json.dump({'baremetal:conductor:get': 'role:reader'}, f)
+        self.config(policy_file=path, group='oslo_policy')
+        self.app = pool_app.create_app()
+        self.client = self.app.test_client()
+        resp = self.as_persona('project_reader', 'GET', '/v1/conductors')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+
+    def test_changed_policy_file_applies_without_restart(self):
+        path = self.useFixture(fixtures.TempDir()).join('policy.yaml')
+        with open(path, 'w') as f:
+            json.dump({}, f)
+        self.config(policy_file=path, group='oslo_policy')
+        self.patch(policy.CachedEnforcer, 'RELOAD_INTERVAL', 0)
+        self.app = pool_app.create_app()
+        self.client = self.app.test_client()
+        self.assertError(403, self.as_persona('project_reader', 'GET',
+                                              '/v1/conductors'))
+        with open(path, 'w') as f:
+            json.dump({'baremetal:conductor:get': 'role:reader'}, f)
+        # oslo.policy notices a change by the file's modification time.
+        os.utime(path, (time.time() + 10, time.time() + 10))
+        resp = self.as_persona('project_reader', 'GET', '/v1/conductors')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+
+    def test_decisions_are_remembered(self):
+        enforcer = self.app.extensions['pool_policy'].enforcer
+        with mock.patch.object(enforcer, 'authorize',
+                               wraps=enforcer.authorize) as authorize:
+            for _ in range(3):
+                self.as_persona('project_reader', 'GET', '/v1/conductors')
+            self.as_persona('system_reader', 'GET', '/v1/conductors')
+        self.assertEqual(2, authorize.call_count)

@@ -1,0 +1,106 @@
+"""Digital Rebar filters: parsing, and their SQL on SQLite."""
+from pool_conductor import context as pool_context
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import exception
+from pool_conductor import filters
+from tests import base
+
+
+class TestParse(base.TestCase):
+
+    def test_functions_and_values(self):
+        self.assertEqual(filters.Filter('a', 'Eq', (3,)),
+                         filters.parse('a', 'Eq(3)'))
+        self.assertEqual(('3',), filters.parse('a', 'Eq("3")').args)
+        self.assertEqual((1.5,), filters.parse('a', 'Gt(1.5)').args)
+        self.assertEqual((True,), filters.parse('a', 'Eq(true)').args)
+        self.assertEqual(('x', 2, 'y'),
+                         filters.parse('a', 'In(x, 2,y)').args)
+        self.assertEqual((1, 9), filters.parse('a', 'Between(1,9)').args)
+        self.assertEqual(('^a,b$',), filters.parse('a', 'Re(^a,b$)').args)
+
+    def assertInvalid(self, key, value, contains):
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                filters.parse, key, value)
+        self.assertIn('"%s"' % key, str(exc))
+        self.assertIn(contains, str(exc))
+
+    def test_malformed_names_the_key(self):
+        self.assertInvalid('cpus', 'Foo(3)', 'is not one of')
+        self.assertInvalid('cpus', 'Eq 3', 'is not one of')
+        self.assertInvalid('cpus', 3, 'must be a string')
+        self.assertInvalid('cpus', 'Between(1)', 'takes two values')
+        self.assertInvalid('cpus', 'Re([)', 'bad regular expression')
+        self.assertInvalid('cpus', 'Re(%s)' % ('a' * 257), 'longer than')
+        self.assertInvalid('maintenance', 'Gt(true)', 'true or false')
+        self.assertInvalid('runnable', 'Eq(yes)', 'true or false')
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                filters.parse_map, ['Eq(3)'])
+        self.assertIn('map', str(exc))
+
+
+class FilterQueriesMixin:
+    """Filters evaluated by the database; run on each backend."""
+
+    def make_nodes(self):
+        context = pool_context.get_admin_context()
+        self.context = context
+        params = [
+            {'inventory/data/CPUS': 2, 'rack': 'r1', 'ready': True},
+            {'inventory/data/CPUS': 4, 'rack': 'r2', 'ready': False},
+            {'inventory/data/CPUS': 8, 'rack': 'r10', 'ready': True},
+            {'inventory/data/CPUS': 'many', 'rack': 'x"y'},
+            {},
+        ]
+        self.names = []
+        for i, p in enumerate(params):
+            node = nodes_db.create_node(context, {
+                'driver': 'fake-hardware', 'name': 'node-%d' % i,
+                'resource_class': 'rc%d' % (i % 2), 'params': p,
+                'provision_state': 'available', 'maintenance': i == 4})
+            self.names.append(node.name)
+
+    def match(self, **conditions) -> list[str]:
+        parsed = [filters.parse(k.replace('__', '/'), v)
+                  for k, v in conditions.items()]
+        nodes = nodes_db.list_nodes(self.context, {'match': parsed})
+        return [int(n.name.split('-')[1]) for n in nodes]
+
+    def test_numbers(self):
+        self.make_nodes()
+        cpus = 'inventory__data__CPUS'
+        self.assertEqual([1], self.match(**{cpus: 'Eq(4)'}))
+        self.assertEqual([0, 1], self.match(**{cpus: 'Lte(4)'}))
+        self.assertEqual([0], self.match(**{cpus: 'Lt(4)'}))
+        self.assertEqual([2], self.match(**{cpus: 'Gt(4)'}))
+        self.assertEqual([1, 2], self.match(**{cpus: 'Gte(4)'}))
+        self.assertEqual([1, 2], self.match(**{cpus: 'Between(3,8)'}))
+        self.assertEqual([0, 2], self.match(**{cpus: 'Except(3,7)'}))
+        self.assertEqual([0, 2], self.match(**{cpus: 'In(2,8)'}))
+        self.assertEqual([1, 3, 4], self.match(**{cpus: 'Nin(2,8)'}))
+        self.assertEqual([0, 2, 3, 4], self.match(**{cpus: 'Ne(4)'}))
+        self.assertEqual([3], self.match(**{cpus: 'Eq(many)'}))
+
+    def test_strings_booleans_and_regex(self):
+        self.make_nodes()
+        self.assertEqual([1], self.match(rack='Eq(r2)'))
+        self.assertEqual([3], self.match(rack='Eq(x"y)'))
+        self.assertEqual([0, 2], self.match(rack='Re(^r1)'))
+        self.assertEqual([0, 2], self.match(ready='Eq(true)'))
+        self.assertEqual([1], self.match(ready='Eq(false)'))
+        self.assertEqual([], self.match(**{'x"y': 'Eq(1)'}))
+
+    def test_fields_and_and(self):
+        self.make_nodes()
+        self.assertEqual([1, 3], self.match(resource_class='Eq(rc1)'))
+        self.assertEqual([1], self.match(resource_class='Eq(rc1)',
+                                         rack='Re(r)'))
+        self.assertEqual([4], self.match(maintenance='Eq(true)'))
+        self.assertEqual([0, 1, 2, 3, 4], self.match(pool='Eq(default)',
+                                                     runnable='Eq(true)'))
+        self.assertEqual([2], self.match(name='Re(-2$)'))
+        self.assertEqual([0, 1], self.match(name='Lt(node-2)'))
+
+
+class SQLiteFilterTestCase(FilterQueriesMixin, base.TestCase):
+    pass
