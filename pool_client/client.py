@@ -208,10 +208,52 @@ class Client:
     def pool_delete(self, pool: str) -> None:
         self.delete(_path('pools', pool))
 
+    def pool_update(self, pool: str, patch: list) -> dict:
+        """Change a pool with a JSON Patch; its name is fixed."""
+        return self.patch(_path('pools', pool), body=patch)
+
+    def pool_status(self, pool: str) -> dict:
+        """{"name", "total", "statuses": {status: number of members}}."""
+        return self.get(_path('pools', pool, 'status'))
+
     def pool_action(self, pool: str, action: str, **params) -> list:
         """Run addMachines, removeMachines, allocateMachines or
         returnMachines on a pool; one result per node."""
         return self.post(_path('pools', pool) + '/' + action, body=params)
+
+    # Profiles and workflows ------------------------------------------------
+
+    def profile_create(self, **fields) -> dict:
+        return self.post('/v1/profiles', body=fields)
+
+    def profile_list(self) -> list:
+        return (self.get('/v1/profiles') or {}).get('profiles') or []
+
+    def profile_get(self, profile: str) -> dict:
+        return self.get(_path('profiles', profile))
+
+    def profile_update(self, profile: str, patch: list) -> dict:
+        """Change a profile with a JSON Patch; its name is fixed."""
+        return self.patch(_path('profiles', profile), body=patch)
+
+    def profile_delete(self, profile: str) -> None:
+        self.delete(_path('profiles', profile))
+
+    def workflow_create(self, **fields) -> dict:
+        return self.post('/v1/workflows', body=fields)
+
+    def workflow_list(self) -> list:
+        return (self.get('/v1/workflows') or {}).get('workflows') or []
+
+    def workflow_get(self, workflow: str) -> dict:
+        return self.get(_path('workflows', workflow))
+
+    def workflow_update(self, workflow: str, patch: list) -> dict:
+        """Change a workflow with a JSON Patch; its name is fixed."""
+        return self.patch(_path('workflows', workflow), body=patch)
+
+    def workflow_delete(self, workflow: str) -> None:
+        self.delete(_path('workflows', workflow))
 
     # Nodes -----------------------------------------------------------------
 
@@ -250,6 +292,25 @@ class Client:
 
     def node_unset_maintenance(self, node: str) -> None:
         self.delete(_path('nodes', node, 'maintenance'))
+
+    def node_return(self, node: str, **params) -> list:
+        """Run returnToPool on a node: returnMachines of that node in its
+        own pool; one result."""
+        return self.post(_path('nodes', node, 'returnToPool'), body=params)
+
+    def node_params(self, node: str, aggregate: bool = False) -> dict:
+        """The params of a node; with aggregate, overlaid on its
+        profiles'."""
+        return self.get(_path('nodes', node, 'params'),
+                        params={'aggregate': True} if aggregate else None)
+
+    def node_set_params(self, node: str, params: dict) -> dict:
+        """Replace all params of a node."""
+        return self.put(_path('nodes', node, 'params'), body=params)
+
+    def node_update_params(self, node: str, patch: list) -> dict:
+        """Change params of a node with a JSON Patch on the params map."""
+        return self.patch(_path('nodes', node, 'params'), body=patch)
 
     def node_traits(self, node: str) -> list:
         return (self.get(_path('nodes', node, 'traits')) or {}).get(

@@ -74,6 +74,82 @@ def args_array_to_patch(op: str, attributes) -> list:
     return patch
 
 
+def json_pointer(*parts: str) -> str:
+    """A JSON Pointer (RFC 6901) to parts; "~" and "/" in them are
+    escaped, so that a param named "inventory/data/CPUS" is one key."""
+    return ''.join('/' + str(p).replace('~', '~0').replace('/', '~1')
+                   for p in parts)
+
+
+def set_patch(parsed_args, fields=(), items=None) -> list:
+    """The "add" operations of a set command.
+
+    :param fields: attributes of parsed_args named after the top-level
+        fields they set; those that are None are left out.
+    :param items: {attribute: field}: repeated "key=value" options of a map
+        field; a slash in the key is a path into nested maps, as
+        python-ironicclient has it.
+    """
+    patch = [{'op': 'add', 'path': '/' + field,
+              'value': getattr(parsed_args, field)}
+             for field in fields if getattr(parsed_args, field) is not None]
+    for attr, field in (items or {}).items():
+        values = getattr(parsed_args, attr)
+        if values:
+            patch.extend(args_array_to_patch(
+                'add', [field + '/' + v for v in values]))
+    return patch
+
+
+def unset_patch(parsed_args, fields=(), items=None) -> list:
+    """The "remove" operations of an unset command.
+
+    :param fields: flags of parsed_args named after the top-level fields
+        they remove.
+    :param items: {attribute: field}: repeated "key" options of a map
+        field, as in :func:`set_patch`.
+    """
+    patch = [{'op': 'remove', 'path': '/' + field}
+             for field in fields if getattr(parsed_args, field)]
+    for attr, field in (items or {}).items():
+        values = getattr(parsed_args, attr)
+        if values:
+            patch.extend(args_array_to_patch(
+                'remove', [field + '/' + v for v in values]))
+    return patch
+
+
+def param_patch(op: str, field: str | None, args) -> list:
+    """Operations on params: "name=value" (the value JSON-decoded when it
+    parses) to add, "name" to remove; a name is one key of the map of
+    field (of the document itself when field is None), slashes and all.
+
+    :raises: CommandError for "add" without "=" or an unknown op
+    """
+    prefix = (field,) if field else ()
+    patch = []
+    for arg in args or ():
+        if op == 'add':
+            name, value = split_and_deserialize(arg)
+            patch.append({'op': op, 'path': json_pointer(*prefix, name),
+                          'value': value})
+        elif op == 'remove':
+            patch.append({'op': op, 'path': json_pointer(*prefix, arg)})
+        else:
+            raise exceptions.CommandError('Unknown PATCH operation: %s' % op)
+    return patch
+
+
+def send_patch(log, update, ident: str, patch: list,
+               verb: str = 'set') -> None:
+    """Send the patch of a set or unset command, or warn that there is
+    nothing to send."""
+    if patch:
+        update(ident, patch)
+    else:
+        log.warning('Please specify what to %s.', verb)
+
+
 def flatten(values) -> list:
     """The values of an option with nargs='+' and action='append'."""
     return [v for group in values or () for v in group]

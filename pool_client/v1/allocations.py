@@ -208,17 +208,9 @@ class SetAllocation(command.Command):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        patch = []
-        if parsed_args.name is not None:
-            patch.append({'op': 'add', 'path': '/name',
-                          'value': parsed_args.name})
-        if parsed_args.extra:
-            patch.extend(utils.args_array_to_patch(
-                'add', ['extra/' + e for e in parsed_args.extra]))
-        if patch:
-            client.allocation_update(parsed_args.allocation, patch)
-        else:
-            self.log.warning('Please specify what to set.')
+        patch = utils.set_patch(parsed_args, ('name',), {'extra': 'extra'})
+        utils.send_patch(self.log, client.allocation_update,
+                         parsed_args.allocation, patch)
 
 
 class UnsetAllocation(command.Command):
@@ -243,16 +235,10 @@ class UnsetAllocation(command.Command):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        patch = []
-        if parsed_args.name:
-            patch.append({'op': 'remove', 'path': '/name'})
-        if parsed_args.extra:
-            patch.extend(utils.args_array_to_patch(
-                'remove', ['extra/' + e for e in parsed_args.extra]))
-        if patch:
-            client.allocation_update(parsed_args.allocation, patch)
-        else:
-            self.log.warning('Please specify what to unset.')
+        patch = utils.unset_patch(parsed_args, ('name',),
+                                  {'extra': 'extra'})
+        utils.send_patch(self.log, client.allocation_update,
+                         parsed_args.allocation, patch, 'unset')
 
 
 class DeleteAllocation(command.Command):

@@ -226,23 +226,12 @@ class SetNode(command.Command):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        patch = []
-        for field in ('name', 'resource_class', 'driver', 'instance_uuid',
-                      'owner', 'lessee', 'description'):
-            value = getattr(parsed_args, field)
-            if value is not None:
-                patch.append({'op': 'add', 'path': '/' + field,
-                              'value': value})
-        if parsed_args.properties:
-            patch.extend(utils.args_array_to_patch(
-                'add', ['properties/' + p for p in parsed_args.properties]))
-        if parsed_args.extra:
-            patch.extend(utils.args_array_to_patch(
-                'add', ['extra/' + e for e in parsed_args.extra]))
-        if patch:
-            client.node_update(parsed_args.node, patch)
-        else:
-            self.log.warning('Please specify what to set.')
+        patch = utils.set_patch(
+            parsed_args, ('name', 'resource_class', 'driver',
+                          'instance_uuid', 'owner', 'lessee', 'description'),
+            {'properties': 'properties', 'extra': 'extra'})
+        utils.send_patch(self.log, client.node_update, parsed_args.node,
+                         patch)
 
 
 class UnsetNode(command.Command):
@@ -277,21 +266,12 @@ class UnsetNode(command.Command):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        patch = [{'op': 'remove', 'path': '/' + field}
-                 for field in ('name', 'resource_class', 'instance_uuid',
-                               'owner', 'lessee', 'description')
-                 if getattr(parsed_args, field)]
-        if parsed_args.properties:
-            patch.extend(utils.args_array_to_patch(
-                'remove', ['properties/' + p
-                           for p in parsed_args.properties]))
-        if parsed_args.extra:
-            patch.extend(utils.args_array_to_patch(
-                'remove', ['extra/' + e for e in parsed_args.extra]))
-        if patch:
-            client.node_update(parsed_args.node, patch)
-        else:
-            self.log.warning('Please specify what to unset.')
+        patch = utils.unset_patch(
+            parsed_args, ('name', 'resource_class', 'instance_uuid',
+                          'owner', 'lessee', 'description'),
+            {'properties': 'properties', 'extra': 'extra'})
+        utils.send_patch(self.log, client.node_update, parsed_args.node,
+                         patch, 'unset')
 
 
 class DeleteNode(command.Command):

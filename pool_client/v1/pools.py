@@ -1,4 +1,6 @@
-"""``openstack pool create|list|show|delete`` and ``pool machines ...``."""
+"""``openstack pool create|list|show|set|unset|status|delete``, ``pool
+machines ...`` and ``pool node return``."""
+import copy
 import logging
 
 from osc_lib.command import command
@@ -7,8 +9,107 @@ from pool_client import utils
 
 LIST_FIELDS = ('name', 'description', 'parent_pool')
 RESULT_FIELDS = ('name', 'uuid', 'status', 'allocated')
-ACTION_SETS = ('enter_actions', 'allocate_actions', 'release_actions',
-               'exit_actions')
+# The transitions of a pool; the actions of each are its field
+# <transition>_actions.
+TRANSITIONS = ('enter', 'allocate', 'release', 'exit')
+ACTION_SETS = tuple(t + '_actions' for t in TRANSITIONS)
+ACTION_KEYS = ('workflow', 'add_profiles', 'remove_profiles',
+               'add_parameters', 'remove_parameters')
+# Action set keys that are lists of names.
+NAME_LISTS = ('add_profiles', 'remove_profiles', 'remove_parameters')
+WHEN = {'enter': 'when they join the pool',
+        'allocate': 'when they are allocated',
+        'release': 'when they are returned',
+        'exit': 'when they leave the pool'}
+
+
+def _action_group(parser, transition: str):
+    return parser.add_argument_group(
+        '%s actions' % transition,
+        'What happens to nodes %s.' % WHEN[transition])
+
+
+def add_action_arguments(parser) -> None:
+    """The options of create and set for the four transition action sets:
+    --<transition>-actions <JSON>, then options that change it."""
+    for transition in TRANSITIONS:
+        when = WHEN[transition]
+        group = _action_group(parser, transition)
+        option = '--%s-' % transition
+        dest = transition + '_'
+        group.add_argument(
+            option + 'actions', dest=dest + 'actions', metavar='<JSON>',
+            type=utils.json_object,
+            help='Replace all the actions with a JSON object of workflow, '
+                 'add_profiles, remove_profiles, add_parameters and '
+                 'remove_parameters; the options below change it.')
+        group.add_argument(
+            option + 'workflow', dest=dest + 'workflow',
+            metavar='<workflow>',
+            help='Workflow to start on nodes %s.' % when)
+        group.add_argument(
+            option + 'add-profile', dest=dest + 'add_profiles',
+            metavar='<profile>', action='append',
+            help='Profile to add to nodes %s (repeat option for several).'
+                 % when)
+        group.add_argument(
+            option + 'remove-profile', dest=dest + 'remove_profiles',
+            metavar='<profile>', action='append',
+            help='Profile to remove from nodes %s (repeat option for '
+                 'several).' % when)
+        group.add_argument(
+            option + 'add-parameter', dest=dest + 'add_parameters',
+            metavar='<name=value>', action='append',
+            help='Param to set on nodes %s; the value is JSON when it '
+                 'parses (repeat option for several).' % when)
+        group.add_argument(
+            option + 'remove-parameter', dest=dest + 'remove_parameters',
+            metavar='<name>', action='append',
+            help='Param to remove from nodes %s (repeat option for '
+                 'several).' % when)
+
+
+def action_changes(parsed_args, transition: str) -> dict:
+    """The keys of an action set that the options of create or set
+    change, with what they add."""
+    changes = {}
+    for key in ACTION_KEYS:
+        value = getattr(parsed_args, '%s_%s' % (transition, key))
+        if value is None:
+            continue
+        if key == 'add_parameters':
+            value = utils.key_value_pairs_to_dict(value)
+        changes[key] = value
+    return changes
+
+
+def merge_actions(actions: dict, changes: dict) -> dict:
+    """An action set with changes: a workflow replaces the one there,
+    profiles and params are added to those there."""
+    result = copy.deepcopy(actions)
+    if 'workflow' in changes:
+        result['workflow'] = changes['workflow']
+    for key in NAME_LISTS:
+        if key in changes:
+            result[key] = list(dict.fromkeys([*(result.get(key) or ()),
+                                              *changes[key]]))
+    if 'add_parameters' in changes:
+        result['add_parameters'] = {**(result.get('add_parameters') or {}),
+                                    **changes['add_parameters']}
+    return result
+
+
+def actions_patch(kind: str, before: dict, after: dict) -> list:
+    """The operations that turn the action set kind from before into
+    after, one per key: a concurrent change of another key stays."""
+    patch = []
+    for key in ACTION_KEYS:
+        if key in before and key not in after:
+            patch.append({'op': 'remove', 'path': '/%s/%s' % (kind, key)})
+        elif key in after and after[key] != before.get(key):
+            patch.append({'op': 'add', 'path': '/%s/%s' % (kind, key),
+                          'value': after[key]})
+    return patch
 
 
 class CreatePool(command.ShowOne):
@@ -19,26 +120,29 @@ class CreatePool(command.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('name', metavar='<name>', help='Pool name.')
-        parser.add_argument('--description', help='Short description.')
-        parser.add_argument('--documentation', help='Longer text.')
+        parser.add_argument('--description', metavar='<description>',
+                            help='Short description.')
+        parser.add_argument('--documentation', metavar='<documentation>',
+                            help='Longer text.')
         parser.add_argument('--parent-pool', dest='parent_pool',
+                            metavar='<pool>',
                             help='Pool its nodes come from and go back to '
                                  '(default: the default pool).')
-        for kind in ACTION_SETS:
-            parser.add_argument(
-                '--' + kind.replace('_', '-'), dest=kind,
-                metavar='<JSON>', type=utils.json_object,
-                help='%s: a JSON object of workflow, add_profiles, '
-                     'remove_profiles, add_parameters, remove_parameters.'
-                     % kind.replace('_', ' ').capitalize())
+        add_action_arguments(parser)
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         fields = {k: getattr(parsed_args, k)
                   for k in ('name', 'description', 'documentation',
-                            'parent_pool', *ACTION_SETS)
+                            'parent_pool')
                   if getattr(parsed_args, k) is not None}
+        for transition in TRANSITIONS:
+            kind = transition + '_actions'
+            actions = getattr(parsed_args, kind)
+            changes = action_changes(parsed_args, transition)
+            if actions is not None or changes:
+                fields[kind] = merge_actions(actions or {}, changes)
         return utils.show(self.app.client_manager.pool.pool_create(**fields))
 
 
@@ -77,15 +181,186 @@ class DeletePool(command.Command):
                           self.app.client_manager.pool.pool_delete)
 
 
+class SetPool(command.Command):
+    """Set properties of a pool.
+
+    Options that change a part of a transition's actions read the pool
+    first and send the new value of each part they change.
+    """
+
+    log = logging.getLogger(__name__ + '.SetPool')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('pool', metavar='<pool>', help='Pool name.')
+        parser.add_argument('--description', metavar='<description>',
+                            help='Set the short description of the pool.')
+        parser.add_argument('--documentation', metavar='<documentation>',
+                            help='Set the longer text of the pool.')
+        parser.add_argument('--parent-pool', dest='parent_pool',
+                            metavar='<pool>',
+                            help='Set the pool its nodes come from and go '
+                                 'back to.')
+        add_action_arguments(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = utils.set_patch(parsed_args, ('description', 'documentation',
+                                              'parent_pool'))
+        pool = None
+        for transition in TRANSITIONS:
+            kind = transition + '_actions'
+            actions = getattr(parsed_args, kind)
+            changes = action_changes(parsed_args, transition)
+            if actions is not None:
+                patch.append({'op': 'add', 'path': '/' + kind,
+                              'value': merge_actions(actions, changes)})
+            elif changes:
+                if pool is None:
+                    pool = client.pool_get(parsed_args.pool)
+                before = pool.get(kind) or {}
+                patch.extend(actions_patch(
+                    kind, before, merge_actions(before, changes)))
+        # Nothing to send when the pool already has what the options set.
+        if patch or pool is None:
+            utils.send_patch(self.log, client.pool_update, parsed_args.pool,
+                             patch)
+
+
+class UnsetPool(command.Command):
+    """Unset properties of a pool.
+
+    Options that take profiles or params off a transition's actions read
+    the pool first; names that are not there are ignored.
+    """
+
+    log = logging.getLogger(__name__ + '.UnsetPool')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('pool', metavar='<pool>', help='Pool name.')
+        for option, what in (('--description', 'short description'),
+                             ('--documentation', 'longer text')):
+            parser.add_argument(option, action='store_true', default=False,
+                                help='Unset the %s of the pool.' % what)
+        parser.add_argument(
+            '--parent-pool', dest='parent_pool', action='store_true',
+            default=False,
+            help='Unset the parent pool: nodes come from the default pool.')
+        for transition in TRANSITIONS:
+            when = WHEN[transition]
+            group = _action_group(parser, transition)
+            option = '--%s-' % transition
+            dest = transition + '_'
+            group.add_argument(
+                option + 'actions', dest=dest + 'actions',
+                action='store_true', default=False,
+                help='Unset all the actions on nodes %s.' % when)
+            group.add_argument(
+                option + 'workflow', dest=dest + 'workflow',
+                action='store_true', default=False,
+                help='Unset the workflow started on nodes %s.' % when)
+            for part, metavar, what in (
+                    ('add-profile', '<profile>',
+                     'Profile to take off the profiles added to'),
+                    ('remove-profile', '<profile>',
+                     'Profile to take off the profiles removed from'),
+                    ('add-parameter', '<name>',
+                     'Param to take off the params set on'),
+                    ('remove-parameter', '<name>',
+                     'Param to take off the params removed from')):
+                group.add_argument(
+                    option + part,
+                    dest=dest + part.replace('-', '_') + 's',
+                    metavar=metavar, action='append',
+                    help='%s nodes %s (repeat option for several).'
+                         % (what, when))
+        return parser
+
+    @staticmethod
+    def unset_actions(actions: dict, parsed_args, transition: str) -> dict:
+        """The action set without what the options take off; lists and
+        maps left empty go."""
+        result = copy.deepcopy(actions)
+        if getattr(parsed_args, transition + '_workflow'):
+            result.pop('workflow', None)
+        for key in (*NAME_LISTS, 'add_parameters'):
+            names = getattr(parsed_args, '%s_%s' % (transition, key))
+            if not names or key not in result:
+                continue
+            if key == 'add_parameters':
+                result[key] = {k: v for k, v in result[key].items()
+                               if k not in names}
+            else:
+                result[key] = [v for v in result[key] if v not in names]
+            if not result[key]:
+                del result[key]
+        return result
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = utils.unset_patch(parsed_args, ('description',
+                                                'documentation',
+                                                'parent_pool'))
+        pool = None
+        for transition in TRANSITIONS:
+            kind = transition + '_actions'
+            if getattr(parsed_args, kind):
+                patch.append({'op': 'remove', 'path': '/' + kind})
+                continue
+            if not any(getattr(parsed_args, '%s_%s' % (transition, key))
+                       for key in ACTION_KEYS):
+                continue
+            if pool is None:
+                pool = client.pool_get(parsed_args.pool)
+            before = pool.get(kind) or {}
+            patch.extend(actions_patch(kind, before, self.unset_actions(
+                before, parsed_args, transition)))
+        # Nothing to send when the pool has none of what the options take
+        # off.
+        if patch or pool is None:
+            utils.send_patch(self.log, client.pool_update, parsed_args.pool,
+                             patch, 'unset')
+
+
+class ShowPoolStatus(command.ShowOne):
+    """Show how many members of a pool are in each status."""
+
+    log = logging.getLogger(__name__ + '.ShowPoolStatus')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('pool', metavar='<pool>', help='Pool name.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        status = self.app.client_manager.pool.pool_status(parsed_args.pool)
+        # Statuses in the server's order: the order of the lifecycle.
+        statuses = status.get('statuses') or {}
+        columns = ('name', 'total', *statuses)
+        return columns, (status.get('name'), status.get('total'),
+                         *statuses.values())
+
+
 class _MachinesAction(command.Lister):
     """A pool action; its nodes and their statuses are listed."""
 
     action = ''
     selects_machines = True
 
+    def add_target(self, parser) -> None:
+        parser.add_argument('pool', metavar='<pool>', help='Pool name.')
+
+    def send(self, client, parsed_args, body: dict) -> list:
+        return client.pool_action(parsed_args.pool, self.action, **body)
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('pool', metavar='<pool>', help='Pool name.')
+        self.add_target(parser)
         if self.selects_machines:
             group = parser.add_mutually_exclusive_group(required=True)
             group.add_argument('--machine', dest='machine_list',
@@ -103,8 +378,8 @@ class _MachinesAction(command.Lister):
                 if getattr(parsed_args, k, None) is not None}
 
     def take_action(self, parsed_args):
-        results = self.app.client_manager.pool.pool_action(
-            parsed_args.pool, self.action, **self.body(parsed_args))
+        results = self.send(self.app.client_manager.pool, parsed_args,
+                            self.body(parsed_args))
         return utils.rows(results, RESULT_FIELDS)
 
 
@@ -140,9 +415,10 @@ class _Transition(_MachinesAction):
                             help='Stage the nodes must reach.')
         parser.add_argument('--wait', dest='wait_timeout', type=int,
                             nargs='?', const=0, metavar='<timeout>',
-                            help='Block until the nodes reach the stage, '
-                                 'for at most <timeout> seconds (the '
-                                 "server's default when not given).")
+                            help='With --wait-for-stage, block until the '
+                                 'nodes reach the stage, for at most '
+                                 '<timeout> seconds (the server\'s default '
+                                 'when not given).')
         return parser
 
     def body(self, parsed_args) -> dict:
@@ -208,3 +484,16 @@ class ReturnMachines(_Transition):
         if parsed_args.force:
             body['force'] = True
         return body
+
+
+class ReturnNode(ReturnMachines):
+    """Return an allocated node to its pool (returnToPool)."""
+
+    selects_machines = False
+
+    def add_target(self, parser) -> None:
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+
+    def send(self, client, parsed_args, body: dict) -> list:
+        return client.node_return(parsed_args.node, **body)

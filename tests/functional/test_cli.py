@@ -172,6 +172,111 @@ class TestPoolCLI(testtools.TestCase):
         self.assertFalse(node['maintenance'])
         self.run_cli('node', 'delete', name)
 
+    def test_pool_scenario(self):
+        profile, workflow = self.prefix + '-web', self.prefix + '-deploy'
+        pool, name = self.prefix + '-pool', self.prefix + '-node'
+
+        created = self.run_cli('profile', 'create', profile, '--param',
+                               'role=web', '--param', 'inventory/data/CPUS=8',
+                               '-f', 'json').json()
+        self.assertEqual({'role': 'web', 'inventory/data/CPUS': 8},
+                         created['params'])
+        self.run_cli('profile', 'set', profile, '--description', 'Web',
+                     '--param', 'tier=1')
+        self.run_cli('profile', 'unset', profile, '--param',
+                     'inventory/data/CPUS')
+        shown = self.run_cli('profile', 'show', profile, '-f', 'json').json()
+        self.assertEqual('Web', shown['description'])
+        self.assertEqual({'role': 'web', 'tier': 1}, shown['params'])
+        listed = self.run_cli('profile', 'list', '-f', 'json').json()
+        self.assertIn({'Name': profile, 'Description': 'Web'}, listed)
+
+        created = self.run_cli('workflow', 'create', workflow, '--stage',
+                               'install', '-f', 'json').json()
+        self.assertEqual(['install'], created['stages'])
+        self.run_cli('workflow', 'set', workflow, '--stage', 'install',
+                     '--stage', 'complete')
+        shown = self.run_cli('workflow', 'show', workflow,
+                             '-f', 'json').json()
+        self.assertEqual(['install', 'complete'], shown['stages'])
+
+        self.run_cli('create', pool, '--allocate-workflow', workflow,
+                     '--allocate-add-profile', profile)
+        self.run_cli('set', pool, '--description', 'Web servers',
+                     '--allocate-add-parameter', 'inventory/data/CPUS=4',
+                     '--release-remove-profile', profile,
+                     '--release-add-parameter', 'wiped=false')
+        self.run_cli('unset', pool, '--allocate-add-parameter',
+                     'inventory/data/CPUS')
+        shown = self.run_cli('show', pool, '-f', 'json').json()
+        self.assertEqual('Web servers', shown['description'])
+        self.assertEqual({'workflow': workflow, 'add_profiles': [profile]},
+                         shown['allocate_actions'])
+        self.assertEqual({'remove_profiles': [profile],
+                          'add_parameters': {'wiped': False}},
+                         shown['release_actions'])
+        result = self.run_cli('set', pool, '--enter-workflow', 'nope',
+                              check=False)
+        self.assertFails(result, 'Workflow nope could not be found')
+
+        self.create_node(name)
+        self.run_cli('node', 'param', 'set', name, '--param',
+                     'inventory/data/CPUS=16', '--param', 'rack=r1')
+        self.run_cli('machines', 'add', pool, '--machine', name)
+        status = self.run_cli('status', pool, '-f', 'json').json()
+        self.assertEqual((pool, 1, 1, 0),
+                         (status['name'], status['total'], status['Free'],
+                          status['InUse']))
+        allocated = self.run_cli('machines', 'allocate', pool,
+                                 '-f', 'json').json()
+        self.assertEqual([(name, 'InUse', True)],
+                         [(r['Name'], r['Status'], r['Allocated'])
+                          for r in allocated])
+        params = self.run_cli('node', 'param', 'list', name, '--aggregate',
+                              '-f', 'json').json()
+        self.assertEqual({'inventory/data/CPUS': 16, 'rack': 'r1',
+                          'role': 'web', 'tier': 1},
+                         {p['Name']: p['Value'] for p in params})
+
+        # Waiting for a stage nothing reports: the wait times out and the
+        # node stays Destroying until a forced return.
+        returned = self.run_cli('node', 'return', name, '--remove-parameter',
+                                'rack', '--wait-for-stage', 'wiped',
+                                '--wait', '1', '-f', 'json').json()
+        self.assertEqual([(name, 'timeout')],
+                         [(r['Name'], r['Status']) for r in returned])
+        status = self.run_cli('status', pool, '-f', 'json').json()
+        self.assertEqual(1, status['Destroying'])
+        returned = self.run_cli('node', 'return', name, '--force',
+                                '-f', 'json').json()
+        self.assertEqual([(name, 'Free', False)],
+                         [(r['Name'], r['Status'], r['Allocated'])
+                          for r in returned])
+        result = self.run_cli('node', 'return', name, check=False)
+        self.assertFails(result, 'Cannot return nodes')
+
+        node = self.run_cli('node', 'show', name, '-f', 'json').json()
+        self.assertEqual((pool, 'Free', [], workflow),
+                         (node['pool'], node['pool_status'],
+                          node['profiles'], node['workflow']))
+        params = self.run_cli('node', 'param', 'list', name,
+                              '-f', 'json').json()
+        self.assertEqual({'inventory/data/CPUS': 16, 'wiped': False},
+                         {p['Name']: p['Value'] for p in params})
+        self.run_cli('node', 'param', 'unset', name, '--param', 'wiped')
+        self.run_cli('node', 'param', 'unset', name, '--all')
+        self.assertEqual([], self.run_cli('node', 'param', 'list', name,
+                                          '-f', 'json').json())
+
+        self.run_cli('node', 'delete', name)
+        self.run_cli('delete', pool)
+        result = self.run_cli('profile', 'delete', profile)
+        self.assertIn('Deleted profile %s' % profile, result.stdout)
+        result = self.run_cli('workflow', 'delete', workflow)
+        self.assertIn('Deleted workflow %s' % workflow, result.stdout)
+        result = self.run_cli('workflow', 'show', workflow, check=False)
+        self.assertFails(result, 'could not be found')
+
     def test_list_pagination(self):
         rc = self.prefix + '-page'
         names = ['%s-%d' % (self.prefix, i) for i in range(3)]

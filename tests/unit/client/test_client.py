@@ -277,6 +277,76 @@ class TestResources(base.BaseTestCase):
             ('DELETE', '/v1/allocations/a', None, None),
         ], [self.call(i) for i in range(5)])
 
+    def test_pools(self):
+        c = self.client(response(200, {'name': 'web'}),
+                        response(200, {'name': 'web', 'total': 0}))
+        patch = [{'op': 'add', 'path': '/description', 'value': 'd'}]
+        c.pool_update('web', patch)
+        self.assertEqual({'name': 'web', 'total': 0}, c.pool_status('web'))
+        self.assertEqual([
+            ('PATCH', '/v1/pools/web', patch, None),
+            ('GET', '/v1/pools/web/status', None, None),
+        ], [self.call(i) for i in range(2)])
+
+    def test_profiles(self):
+        patch = [{'op': 'remove', 'path': '/description'}]
+        c = self.client(response(201, {'name': 'p'}),
+                        response(200, {'profiles': [{'name': 'p'}]}),
+                        response(200, {'name': 'p'}),
+                        response(200, {'name': 'p'}), response(204))
+        c.profile_create(name='p', params={'a': 1})
+        self.assertEqual([{'name': 'p'}], c.profile_list())
+        c.profile_get('p')
+        c.profile_update('p', patch)
+        c.profile_delete('p')
+        self.assertEqual([
+            ('POST', '/v1/profiles', {'name': 'p', 'params': {'a': 1}},
+             None),
+            ('GET', '/v1/profiles', None, None),
+            ('GET', '/v1/profiles/p', None, None),
+            ('PATCH', '/v1/profiles/p', patch, None),
+            ('DELETE', '/v1/profiles/p', None, None),
+        ], [self.call(i) for i in range(5)])
+
+    def test_workflows(self):
+        patch = [{'op': 'add', 'path': '/stages', 'value': ['a']}]
+        c = self.client(response(201, {'name': 'w'}),
+                        response(200, {'workflows': [{'name': 'w'}]}),
+                        response(200, {'name': 'w'}),
+                        response(200, {'name': 'w'}), response(204))
+        c.workflow_create(name='w', stages=['a', 'b'])
+        self.assertEqual([{'name': 'w'}], c.workflow_list())
+        c.workflow_get('w')
+        c.workflow_update('w', patch)
+        c.workflow_delete('w')
+        self.assertEqual([
+            ('POST', '/v1/workflows', {'name': 'w', 'stages': ['a', 'b']},
+             None),
+            ('GET', '/v1/workflows', None, None),
+            ('GET', '/v1/workflows/w', None, None),
+            ('PATCH', '/v1/workflows/w', patch, None),
+            ('DELETE', '/v1/workflows/w', None, None),
+        ], [self.call(i) for i in range(5)])
+
+    def test_node_return_and_params(self):
+        patch = [{'op': 'remove', 'path': '/a~1b'}]
+        c = self.client(response(200, [{'uuid': 'u', 'status': 'Free'}]),
+                        response(200, {'a': 1}), response(200, {'a': 1}),
+                        response(200, {}), response(200, {}))
+        self.assertEqual([{'uuid': 'u', 'status': 'Free'}],
+                         c.node_return('n1', force=True))
+        self.assertEqual({'a': 1}, c.node_params('n1'))
+        c.node_params('n1', aggregate=True)
+        c.node_set_params('n1', {})
+        c.node_update_params('n1', patch)
+        self.assertEqual([
+            ('POST', '/v1/nodes/n1/returnToPool', {'force': True}, None),
+            ('GET', '/v1/nodes/n1/params', None, None),
+            ('GET', '/v1/nodes/n1/params', None, {'aggregate': 'true'}),
+            ('PUT', '/v1/nodes/n1/params', {}, None),
+            ('PATCH', '/v1/nodes/n1/params', patch, None),
+        ], [self.call(i) for i in range(5)])
+
 
 class TestWait(base.BaseTestCase):
 

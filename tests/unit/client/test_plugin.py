@@ -157,7 +157,18 @@ class TestEntryPoints(base.BaseTestCase):
                      'pool_node_maintenance_unset', 'pool_allocation_create',
                      'pool_allocation_list', 'pool_allocation_show',
                      'pool_allocation_set', 'pool_allocation_unset',
-                     'pool_allocation_delete'):
+                     'pool_allocation_delete', 'pool_create', 'pool_list',
+                     'pool_show', 'pool_set', 'pool_unset', 'pool_status',
+                     'pool_delete', 'pool_machines_add',
+                     'pool_machines_remove', 'pool_machines_allocate',
+                     'pool_machines_return', 'pool_node_return',
+                     'pool_node_param_list', 'pool_node_param_set',
+                     'pool_node_param_unset', 'pool_profile_create',
+                     'pool_profile_list', 'pool_profile_show',
+                     'pool_profile_set', 'pool_profile_unset',
+                     'pool_profile_delete', 'pool_workflow_create',
+                     'pool_workflow_list', 'pool_workflow_show',
+                     'pool_workflow_set', 'pool_workflow_delete'):
             self.assertIn(name, commands)
         for entry_point in commands.values():
             self.assertTrue(issubclass(entry_point.load(), command.Command),
@@ -172,7 +183,9 @@ class TestPureClient(base.BaseTestCase):
         import sys
         code = ('import sys\n'
                 'import pool_client.plugin, pool_client.v1.nodes, '
-                'pool_client.v1.allocations\n'
+                'pool_client.v1.allocations, pool_client.v1.pools, '
+                'pool_client.v1.profiles, pool_client.v1.workflows, '
+                'pool_client.v1.node_params\n'
                 'print(sorted(m for m in sys.modules '
                 'if m.split(".")[0] in ("pool_api", "pool_conductor")))\n')
         out = subprocess.run([sys.executable, '-c', code], check=True,

@@ -1,4 +1,7 @@
-"""``openstack pool create|list|show|delete`` and ``pool machines ...``."""
+"""``openstack pool create|list|show|set|unset|status|delete``, ``pool
+machines ...`` and ``pool node return``."""
+import copy
+
 from osc_lib import exceptions
 
 from pool_client.v1 import pools
@@ -27,6 +30,40 @@ class TestPoolCommands(base.TestCommand):
             allocate_actions={'add_profiles': ['web']})
         self.assertEqual('web', self.machine(columns, data)['name'])
 
+    def test_create_action_options(self):
+        cmd = pools.CreatePool(self.app, None)
+        self.client.pool_create.return_value = POOL
+        args = self.check_parser(cmd, [
+            'web', '--parent-pool', 'all', '--documentation', 'Doc',
+            '--allocate-actions', '{"add_profiles": ["base"]}',
+            '--allocate-workflow', 'deploy',
+            '--allocate-add-profile', 'web', '--allocate-add-profile', 'base',
+            '--allocate-add-parameter', 'inventory/data/CPUS=8',
+            '--allocate-add-parameter', 'role=web',
+            '--release-remove-profile', 'web',
+            '--release-remove-parameter', 'role',
+            '--enter-workflow', 'discover', '--exit-add-profile', 'wipe',
+        ], [('allocate_workflow', 'deploy'),
+            ('allocate_add_profiles', ['web', 'base'])])
+        cmd.take_action(args)
+        self.client.pool_create.assert_called_once_with(
+            name='web', documentation='Doc', parent_pool='all',
+            enter_actions={'workflow': 'discover'},
+            allocate_actions={
+                'workflow': 'deploy', 'add_profiles': ['base', 'web'],
+                'add_parameters': {'inventory/data/CPUS': 8,
+                                   'role': 'web'}},
+            release_actions={'remove_profiles': ['web'],
+                             'remove_parameters': ['role']},
+            exit_actions={'add_profiles': ['wipe']})
+
+    def test_create_bad_parameter(self):
+        cmd = pools.CreatePool(self.app, None)
+        args = self.check_parser(cmd, [
+            'web', '--enter-add-parameter', 'no-value'], [])
+        self.assertRaises(exceptions.CommandError, cmd.take_action, args)
+        self.client.pool_create.assert_not_called()
+
     def test_create_bad_actions_fail_to_parse(self):
         cmd = pools.CreatePool(self.app, None)
         self.assertParserFails(cmd, ['web', '--enter-actions', '[1]'])
@@ -51,6 +88,169 @@ class TestPoolCommands(base.TestCommand):
         cmd = pools.DeletePool(self.app, None)
         self.assertRaises(exceptions.CommandError, cmd.take_action,
                           self.check_parser(cmd, ['web'], []))
+
+
+class TestSetPool(base.TestCommand):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = pools.SetPool(self.app, None)
+        self.pool = copy.deepcopy(POOL)
+        self.pool['allocate_actions'] = {
+            'workflow': 'deploy', 'add_profiles': ['base'],
+            'add_parameters': {'role': 'web'}}
+        self.client.pool_get.return_value = self.pool
+
+    def test_set_fields(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--description', 'New', '--documentation', 'Doc',
+            '--parent-pool', 'all'], [('pool', 'web')])
+        self.assertIsNone(self.cmd.take_action(args))
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'add', 'path': '/description', 'value': 'New'},
+            {'op': 'add', 'path': '/documentation', 'value': 'Doc'},
+            {'op': 'add', 'path': '/parent_pool', 'value': 'all'},
+        ])
+
+    def test_set_actions(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--allocate-workflow', 'redeploy',
+            '--allocate-add-profile', 'gpu', '--allocate-add-profile', 'base',
+            '--allocate-add-parameter', 'inventory/data/CPUS=8',
+            '--release-remove-profile', 'gpu',
+            '--release-remove-parameter', 'role'], [])
+        self.cmd.take_action(args)
+        # One read of the pool for all the transitions.
+        self.client.pool_get.assert_called_once_with('web')
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'add', 'path': '/allocate_actions/workflow',
+             'value': 'redeploy'},
+            {'op': 'add', 'path': '/allocate_actions/add_profiles',
+             'value': ['base', 'gpu']},
+            {'op': 'add', 'path': '/allocate_actions/add_parameters',
+             'value': {'role': 'web', 'inventory/data/CPUS': 8}},
+            {'op': 'add', 'path': '/release_actions/remove_profiles',
+             'value': ['gpu']},
+            {'op': 'add', 'path': '/release_actions/remove_parameters',
+             'value': ['role']},
+        ])
+
+    def test_set_what_is_there(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--allocate-add-profile', 'base',
+            '--allocate-workflow', 'deploy'], [])
+        self.cmd.take_action(args)
+        self.client.pool_update.assert_not_called()
+
+    def test_set_whole_action_set(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--exit-actions', '{"workflow": "wipe"}',
+            '--exit-add-profile', 'p'], [])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'add', 'path': '/exit_actions',
+             'value': {'workflow': 'wipe', 'add_profiles': ['p']}},
+        ])
+
+    def test_set_nothing(self):
+        self.cmd.take_action(self.check_parser(self.cmd, ['web'], []))
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_not_called()
+
+    def test_set_error(self):
+        self.client.pool_update.side_effect = exceptions.CommandError(
+            'Workflow nope could not be found. (HTTP 404)')
+        args = self.check_parser(self.cmd, [
+            'web', '--enter-actions', '{"workflow": "nope"}'], [])
+        exc = self.assertRaises(exceptions.CommandError,
+                                self.cmd.take_action, args)
+        self.assertIn('Workflow nope could not be found', str(exc))
+
+    def test_bad_json_fails_to_parse(self):
+        self.assertParserFails(self.cmd, ['web', '--enter-actions', '[]'])
+        self.assertParserFails(self.cmd, [])
+
+
+class TestUnsetPool(base.TestCommand):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = pools.UnsetPool(self.app, None)
+        self.pool = copy.deepcopy(POOL)
+        self.pool['allocate_actions'] = {
+            'workflow': 'deploy', 'add_profiles': ['base', 'gpu'],
+            'add_parameters': {'role': 'web', 'inventory/data/CPUS': 8}}
+        self.pool['release_actions'] = {'remove_profiles': ['gpu'],
+                                        'remove_parameters': ['role']}
+        self.client.pool_get.return_value = self.pool
+
+    def test_unset_fields_and_action_sets(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--description', '--documentation', '--parent-pool',
+            '--enter-actions', '--exit-actions'],
+            [('description', True), ('enter_actions', True),
+             ('allocate_actions', False)])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'remove', 'path': '/description'},
+            {'op': 'remove', 'path': '/documentation'},
+            {'op': 'remove', 'path': '/parent_pool'},
+            {'op': 'remove', 'path': '/enter_actions'},
+            {'op': 'remove', 'path': '/exit_actions'},
+        ])
+
+    def test_unset_parts(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--allocate-workflow', '--allocate-add-profile', 'gpu',
+            '--allocate-add-parameter', 'inventory/data/CPUS',
+            '--release-remove-profile', 'gpu',
+            '--release-remove-parameter', 'absent'],
+            [('allocate_workflow', True),
+             ('allocate_add_profiles', ['gpu'])])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_called_once_with('web')
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'remove', 'path': '/allocate_actions/workflow'},
+            {'op': 'add', 'path': '/allocate_actions/add_profiles',
+             'value': ['base']},
+            {'op': 'add', 'path': '/allocate_actions/add_parameters',
+             'value': {'role': 'web'}},
+            # The last one goes, with its list.
+            {'op': 'remove', 'path': '/release_actions/remove_profiles'},
+        ])
+
+    def test_unset_what_is_not_there(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--enter-workflow', '--exit-add-profile', 'x'], [])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_called_once_with('web')
+        self.client.pool_update.assert_not_called()
+
+    def test_unset_nothing(self):
+        self.cmd.take_action(self.check_parser(self.cmd, ['web'], []))
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_not_called()
+
+
+class TestPoolStatus(base.TestCommand):
+
+    def test_status(self):
+        self.client.pool_status.return_value = {
+            'name': 'web', 'total': 3,
+            'statuses': {'Joining': 0, 'Free': 2, 'InUse': 1}}
+        cmd = pools.ShowPoolStatus(self.app, None)
+        columns, data = cmd.take_action(self.check_parser(cmd, ['web'], []))
+        self.client.pool_status.assert_called_once_with('web')
+        # The server's order of the statuses: the lifecycle's.
+        self.assertEqual(('name', 'total', 'Joining', 'Free', 'InUse'),
+                         columns)
+        self.assertEqual(('web', 3, 0, 2, 1), data)
+
+    def test_status_needs_pool(self):
+        self.assertParserFails(pools.ShowPoolStatus(self.app, None), [])
 
 
 class TestMachinesCommands(base.TestCommand):
@@ -99,3 +299,53 @@ class TestMachinesCommands(base.TestCommand):
         self.client.pool_action.assert_called_once_with(
             'web', 'returnMachines', machine_list=['n1'], force=True,
             blocking=True)
+
+
+class TestReturnNode(base.TestCommand):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = pools.ReturnNode(self.app, None)
+        self.client.node_return.return_value = [dict(RESULT, status='Free',
+                                                     allocated=False)]
+
+    def test_return(self):
+        columns, rows = self.cmd.take_action(self.check_parser(
+            self.cmd, ['node-1'], [('node', 'node-1')]))
+        self.client.node_return.assert_called_once_with('node-1')
+        self.client.pool_action.assert_not_called()
+        self.assertEqual(('Name', 'UUID', 'Status', 'Allocated'), columns)
+        self.assertEqual([('node-1', base.NODE_UUID, 'Free', False)],
+                         list(rows))
+
+    def test_return_with_actions_and_wait(self):
+        cmd = self.cmd
+        cmd.take_action(self.check_parser(cmd, [
+            'node-1', '--workflow', 'wipe', '--add-profile', 'clean',
+            '--remove-profile', 'web', '--add-parameter', 'wiped=false',
+            '--remove-parameter', 'role', '--wait-for-stage', 'wiped',
+            '--wait', '30'], []))
+        self.client.node_return.assert_called_once_with(
+            'node-1', new_workflow='wipe', add_profiles=['clean'],
+            remove_profiles=['web'], add_parameters={'wiped': False},
+            remove_parameters=['role'], wait_for_stage='wiped',
+            blocking=True, wait_timeout=30)
+
+    def test_return_force(self):
+        self.cmd.take_action(self.check_parser(
+            self.cmd, ['node-1', '--force'], []))
+        self.client.node_return.assert_called_once_with('node-1', force=True)
+
+    def test_return_takes_no_machines(self):
+        self.assertParserFails(self.cmd, [])
+        self.assertParserFails(self.cmd, ['node-1', '--all'])
+        self.assertParserFails(self.cmd, ['node-1', '--machine', 'n2'])
+
+    def test_return_error(self):
+        self.client.node_return.side_effect = exceptions.CommandError(
+            'Cannot return nodes: only InUse nodes of pool web can be '
+            'returned: node-1 (Free in pool web) (HTTP 409)')
+        exc = self.assertRaises(
+            exceptions.CommandError, self.cmd.take_action,
+            self.check_parser(self.cmd, ['node-1'], []))
+        self.assertIn('only InUse nodes', str(exc))

@@ -1,0 +1,86 @@
+"""pool_client.utils: the JSON Patch of set and unset commands."""
+import argparse
+from unittest import mock
+
+from osc_lib import exceptions
+from oslotest import base
+
+from pool_client import utils
+
+
+class TestJsonPointer(base.BaseTestCase):
+
+    def test_escapes(self):
+        self.assertEqual('/params/inventory~1data~1CPUS',
+                         utils.json_pointer('params', 'inventory/data/CPUS'))
+        self.assertEqual('/a~0b', utils.json_pointer('a~b'))
+        self.assertEqual('', utils.json_pointer())
+
+
+class TestSetUnsetPatch(base.BaseTestCase):
+
+    def test_set_patch(self):
+        args = argparse.Namespace(name='n', owner=None, description='',
+                                  extra=['a=1', 'b/c=x'], properties=None)
+        self.assertEqual([
+            {'op': 'add', 'path': '/name', 'value': 'n'},
+            {'op': 'add', 'path': '/description', 'value': ''},
+            {'op': 'add', 'path': '/extra/a', 'value': 1},
+            # As python-ironicclient: a slash is a path into nested maps.
+            {'op': 'add', 'path': '/extra/b/c', 'value': 'x'},
+        ], utils.set_patch(args, ('name', 'owner', 'description'),
+                           {'extra': 'extra', 'properties': 'properties'}))
+
+    def test_unset_patch(self):
+        args = argparse.Namespace(name=True, owner=False, extra=['a'])
+        self.assertEqual([
+            {'op': 'remove', 'path': '/name'},
+            {'op': 'remove', 'path': '/extra/a'},
+        ], utils.unset_patch(args, ('name', 'owner'), {'extra': 'extra'}))
+
+    def test_nothing(self):
+        args = argparse.Namespace(name=None, extra=None)
+        self.assertEqual([], utils.set_patch(args, ('name',),
+                                             {'extra': 'extra'}))
+        self.assertEqual([], utils.unset_patch(args, ('name',)))
+
+
+class TestParamPatch(base.BaseTestCase):
+
+    def test_add(self):
+        self.assertEqual([
+            {'op': 'add', 'path': '/params/inventory~1data~1CPUS',
+             'value': 8},
+            {'op': 'add', 'path': '/params/role', 'value': 'web'},
+            {'op': 'add', 'path': '/params/tags', 'value': ['a', 'b']},
+        ], utils.param_patch('add', 'params', [
+            'inventory/data/CPUS=8', 'role=web', 'tags=["a", "b"]']))
+
+    def test_remove_at_the_root(self):
+        self.assertEqual([{'op': 'remove', 'path': '/a~1b'}],
+                         utils.param_patch('remove', None, ['a/b']))
+
+    def test_none(self):
+        self.assertEqual([], utils.param_patch('add', 'params', None))
+
+    def test_errors(self):
+        self.assertRaises(exceptions.CommandError, utils.param_patch,
+                          'add', None, ['no-value'])
+        self.assertRaises(exceptions.CommandError, utils.param_patch,
+                          'move', None, ['a'])
+
+
+class TestSendPatch(base.BaseTestCase):
+
+    def test_send(self):
+        update, log = mock.Mock(), mock.Mock()
+        utils.send_patch(log, update, 'x', [{'op': 'remove', 'path': '/a'}])
+        update.assert_called_once_with('x', [{'op': 'remove', 'path': '/a'}])
+        log.warning.assert_not_called()
+
+    def test_nothing_to_send(self):
+        update, log = mock.Mock(), mock.Mock()
+        utils.send_patch(log, update, 'x', [], 'unset')
+        update.assert_not_called()
+        log.warning.assert_called_once_with('Please specify what to %s.',
+                                            'unset')
