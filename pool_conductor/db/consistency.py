@@ -78,7 +78,7 @@ def find_problems(context, heartbeat_timeout: int,
                       % tuple(r))
         problems += _rows(session, sa.select(
             node.uuid, node.pool_status, node.pool_conductor_affinity)
-            .where(node.pool_status.in_(pool_actions.WAITING),
+            .where(node.pool_status.in_(pool_actions.IN_WORKFLOW),
                    node.pool_conductor_affinity.is_not(None),
                    node.pool_conductor_affinity.not_in(alive)),
             lambda r: 'node %s in %s is driven by %s, which is not alive'

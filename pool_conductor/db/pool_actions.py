@@ -204,7 +204,7 @@ def _enter_workflow(node: models.Node, now) -> None:
     """Leave a node that starts waiting for a stage to the conductors:
     none drives it yet, and its current stage counts from now."""
     node.pool_conductor_affinity = None
-    if node.pool_status in WAITING:
+    if node.pool_status in IN_WORKFLOW:
         node.stage_updated_at = now
 
 
@@ -296,8 +296,8 @@ def _release(session, nodes, pool: models.Pool, request: Request) -> None:
 
 # The statuses of a node that waits for a stage, held or not: a conductor
 # drives it (pool_conductor_affinity).
-WAITING = (states.POOL_BUILDING, states.POOL_HOLD_BUILD,
-           states.POOL_DESTROYING, states.POOL_HOLD_DESTROY)
+IN_WORKFLOW = (states.POOL_BUILDING, states.POOL_HOLD_BUILD,
+               states.POOL_DESTROYING, states.POOL_HOLD_DESTROY)
 RETURNABLE = (states.POOL_IN_USE,)
 # With force, a node being built or held is returned too.
 FORCE_RETURNABLE = (states.POOL_IN_USE, states.POOL_BUILDING,

@@ -27,7 +27,7 @@ _DRIVEN = sa.select(
 def _unclaimed(alive: list[str]) -> tuple:
     """Waiting nodes that no conductor drives, or a dead one."""
     affinity = _NODES.c.pool_conductor_affinity
-    return (_NODES.c.pool_status.in_(pool_actions.WAITING),
+    return (_NODES.c.pool_status.in_(pool_actions.IN_WORKFLOW),
             sa.or_(affinity.is_(None), affinity.not_in(alive)))
 
 
@@ -75,16 +75,6 @@ def list_driven_nodes(context, host: str) -> list[sa.Row]:
     """The Building and Destroying nodes a conductor drives, by id."""
     with api.reader(context) as session:
         return list(session.execute(_DRIVEN, {'host': host}))
-
-
-def count_driven_nodes(context) -> dict[str | None, int]:
-    """How many waiting nodes each conductor drives (None: no conductor)."""
-    affinity = _NODES.c.pool_conductor_affinity
-    with api.reader(context) as session:
-        return dict(session.execute(
-            sa.select(affinity, sa.func.count())
-            .where(_NODES.c.pool_status.in_(pool_actions.WAITING))
-            .group_by(affinity)).all())
 
 
 def workflow_stages(context, name: str | None) -> list[str] | None:
