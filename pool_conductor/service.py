@@ -1,6 +1,7 @@
 """A conductor: RPC server, allocation workers, workflows, heartbeat."""
 import threading
 
+import futurist
 from futurist import periodics
 from oslo_log import log
 
@@ -75,7 +76,11 @@ class ConductorService:
         interval = CONF.conductor.check_workflows_interval
         if interval > 0:
             tasks.append(_periodic(self.check_workflows, interval))
-        self._periodics = periodics.PeriodicWorker(tasks)
+        # A thread per task: a long round of one (many nodes to move on)
+        # does not hold back the heartbeat.
+        self._periodics = periodics.PeriodicWorker(
+            tasks, executor_factory=lambda: futurist.ThreadPoolExecutor(
+                max_workers=len(tasks)))
         self._periodic_thread = threading.Thread(
             target=self._periodics.start, name='pool-periodics',
             daemon=True)
