@@ -1,4 +1,4 @@
-"""The fake provisioner: nodes go through their workflow's stages on a timer."""
+"""The fake provisioner: nodes go through their workflows on a timer."""
 import datetime
 
 from oslo_log import log
