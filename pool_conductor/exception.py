@@ -150,3 +150,8 @@ class DatabaseUnavailable(PoolException):
     """The database is not reachable at the moment; please retry."""
 
     code = http.SERVICE_UNAVAILABLE
+
+
+class ProvisionerNotFound(PoolException):
+    """No provisioner is named %(name)s in the pool.provisioners entry
+    points ([provisioner] driver)."""

@@ -1,6 +1,7 @@
-"""A conductor: RPC server, allocation workers, heartbeat and takeover."""
+"""A conductor: RPC server, allocation workers, workflows, heartbeat."""
 import threading
 
+import futurist
 from futurist import periodics
 from oslo_log import log
 
@@ -10,12 +11,14 @@ from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.manager import ConductorManager
+from pool_conductor import provisioners
 from pool_conductor import rpc
+from pool_conductor import workflows
 
 LOG = log.getLogger(__name__)
 
 
-def _periodic(method, spacing: int):
+def _periodic(method, spacing: float):
     """A futurist periodic task calling a bound method every spacing s."""
     def task():
         method()
@@ -28,9 +31,11 @@ class ConductorService:
 
     On start it registers itself, releases the node locks a previous run
     of the same host left behind and resumes that host's allocations. Its
-    periodic tasks heartbeat, take over allocations of dead conductors and
+    periodic tasks heartbeat, take over allocations of dead conductors,
     queue again its own allocations that no worker holds (after a lost
-    message or a database outage).
+    message or a database outage), and drive pool nodes through their
+    workflows with the provisioner: nodes no live conductor drives are
+    claimed, and those this host drove before a restart are resumed.
     """
 
     def __init__(self, host: str | None = None):
@@ -42,6 +47,9 @@ class ConductorService:
         self._periodic_thread: threading.Thread | None = None
 
     def start(self) -> None:
+        """:raises: ProvisionerNotFound"""
+        # A provisioner that cannot be loaded stops the start.
+        provisioners.get_provisioner()
         conductors_db.register_conductor(self.context, self.host)
         released = conductors_db.clear_node_reservations(self.context,
                                                          self.host)
@@ -65,7 +73,14 @@ class ConductorService:
         interval = CONF.conductor.check_allocations_interval
         if interval > 0:
             tasks.append(_periodic(self.check_allocations, interval))
-        self._periodics = periodics.PeriodicWorker(tasks)
+        interval = CONF.conductor.check_workflows_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_workflows, interval))
+        # A thread per task: a long round of one (many nodes to move on)
+        # does not hold back the heartbeat.
+        self._periodics = periodics.PeriodicWorker(
+            tasks, executor_factory=lambda: futurist.ThreadPoolExecutor(
+                max_workers=len(tasks)))
         self._periodic_thread = threading.Thread(
             target=self._periodics.start, name='pool-periodics',
             daemon=True)
@@ -135,3 +150,8 @@ class ConductorService:
         except Exception as exc:
             LOG.warning('Checking allocations on %s failed: %s', self.host,
                         exc)
+
+    def check_workflows(self) -> None:
+        """Periodic task: claim pool nodes and move them on in their
+        workflows; never raises."""
+        workflows.check_workflows(self.context, self.host)

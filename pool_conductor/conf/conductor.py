@@ -19,6 +19,16 @@ opts = [
                     'dead conductors. 0 disables the check, in which case '
                     'allocations of a dead conductor wait for it to '
                     'come back.'),
+    cfg.FloatOpt('check_workflows_interval',
+                 default=1.0,
+                 min=0,
+                 help='Seconds between two rounds in which a conductor '
+                      'claims the Building and Destroying pool nodes no '
+                      'live conductor drives (those of dead conductors '
+                      'too) and has the provisioner ([provisioner] driver) '
+                      'move its own nodes on in their workflows. 0 '
+                      'disables it: this conductor then drives no '
+                      'workflow.'),
     cfg.IntOpt('allocation_workers',
                default=8,
                min=1,

@@ -5,6 +5,7 @@ from pool_conductor.conf import api
 from pool_conductor.conf import conductor
 from pool_conductor.conf import default
 from pool_conductor.conf import pool
+from pool_conductor.conf import provisioner
 
 
 def list_opts():
@@ -14,6 +15,7 @@ def list_opts():
         ('api', api.opts),
         ('conductor', conductor.opts),
         ('pool', pool.opts),
+        ('provisioner', provisioner.opts),
     ]
 
 

@@ -6,6 +6,7 @@ from sqlalchemy import orm
 
 from pool_conductor.db import api
 from pool_conductor.db import models
+from pool_conductor.db import pool_actions
 from pool_conductor import states
 
 
@@ -23,6 +24,8 @@ def find_problems(context, heartbeat_timeout: int,
       is active and points back at the node;
     - an allocation in error or allocating holds no node;
     - no node is locked by a conductor that is not alive;
+    - no node waiting for a stage is driven by a conductor that is not
+      alive;
     - no allocation has been allocating for longer than stuck_after
       seconds.
     """
@@ -72,6 +75,13 @@ def find_problems(context, heartbeat_timeout: int,
             .where(node.reservation.is_not(None),
                    node.reservation.not_in(alive)),
             lambda r: 'node %s is locked by %s, which is not alive'
+                      % tuple(r))
+        problems += _rows(session, sa.select(
+            node.uuid, node.pool_status, node.pool_conductor_affinity)
+            .where(node.pool_status.in_(pool_actions.IN_WORKFLOW),
+                   node.pool_conductor_affinity.is_not(None),
+                   node.pool_conductor_affinity.not_in(alive)),
+            lambda r: 'node %s in %s is driven by %s, which is not alive'
                       % tuple(r))
         problems += _rows(session, sa.select(
             alloc.uuid, alloc.conductor_affinity)

@@ -44,6 +44,10 @@ class Node(TimestampMixin, Base):
         # The members of a pool by status: counts, and the search for free
         # members to allocate.
         sa.Index('nodes_pool_status_idx', 'pool', 'pool_status', 'id'),
+        # Nodes in a workflow by the conductor that drives them: the
+        # conductors' search for nodes to claim and for their own.
+        sa.Index('nodes_pool_conductor_idx', 'pool_status',
+                 'pool_conductor_affinity'),
         sa.Index('nodes_lessee_idx', 'lessee'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
@@ -105,6 +109,13 @@ class Node(TimestampMixin, Base):
     # The stage a Building or Destroying node must reach.
     pool_wait_stage: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
+    # The conductor that drives a node through its workflow while it is
+    # Building, Destroying or held in one of them.
+    pool_conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    # When the node entered its current stage (or its workflow).
+    stage_updated_at: orm.Mapped[datetime.datetime | None] = (
+        orm.mapped_column(sa.DateTime))
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)

@@ -117,6 +117,8 @@ def update_node(context, node: models.Node, values: dict,
     values = dict(values)
     values['generation'] = node.generation + 1
     values['updated_at'] = api.utcnow()
+    if values.get('stage', node.stage) != node.stage:
+        values.setdefault('stage_updated_at', values['updated_at'])
     try:
         with api.writer(context) as session:
             res = session.execute(

@@ -110,7 +110,8 @@ def _check(nodes, where_ok, what: str) -> None:
 # The node fields a pool action writes.
 _WRITTEN = ('pool', 'pool_status', 'pool_allocated', 'pool_wait_stage',
             'profiles', 'params', 'workflow', 'stage', 'runnable',
-            'instance_uuid', 'allocation_id')
+            'instance_uuid', 'allocation_id', 'pool_conductor_affinity',
+            'stage_updated_at')
 
 
 def _save(session, nodes) -> None:
@@ -199,6 +200,14 @@ def _allocatable(pool_name: str):
             node.reservation.is_(None), node.maintenance.is_(False))
 
 
+def _enter_workflow(node: models.Node, now) -> None:
+    """Leave a node that starts waiting for a stage to the conductors:
+    none drives it yet, and its current stage counts from now."""
+    node.pool_conductor_affinity = None
+    if node.pool_status in IN_WORKFLOW:
+        node.stage_updated_at = now
+
+
 def _allocate(session, nodes, pool: models.Pool, request: Request) -> None:
     """Mark locked Free nodes allocated, each with an active Allocation."""
     status = (states.POOL_BUILDING if request.wait_for_stage
@@ -214,6 +223,7 @@ def _allocate(session, nodes, pool: models.Pool, request: Request) -> None:
         ids = dict(session.execute(
             sa.select(models.Allocation.uuid, models.Allocation.id)
             .where(models.Allocation.uuid.in_(uuids))).all())
+    now = api.utcnow()
     for n, uuid in zip(nodes, uuids, strict=True):
         apply_actions(n, pool.allocate_actions, request.actions)
         n.pool_status = status
@@ -221,6 +231,7 @@ def _allocate(session, nodes, pool: models.Pool, request: Request) -> None:
         n.pool_wait_stage = request.wait_for_stage
         n.instance_uuid = uuid
         n.allocation_id = ids[uuid]
+        _enter_workflow(n, now)
     _save(session, nodes)
 
 
@@ -266,6 +277,7 @@ def _release(session, nodes, pool: models.Pool, request: Request) -> None:
     status = (states.POOL_DESTROYING
               if request.wait_for_stage and not request.force
               else states.POOL_FREE)
+    now = api.utcnow()
     for n in nodes:
         apply_actions(n, pool.release_actions, request.actions)
         n.pool_status = status
@@ -274,6 +286,7 @@ def _release(session, nodes, pool: models.Pool, request: Request) -> None:
                              if status != states.POOL_FREE else None)
         n.instance_uuid = None
         n.allocation_id = None
+        _enter_workflow(n, now)
     _save(session, nodes)
     if ids:
         session.execute(sa.delete(models.Allocation)
@@ -281,6 +294,10 @@ def _release(session, nodes, pool: models.Pool, request: Request) -> None:
                         execution_options=api.NO_SYNC)
 
 
+# The statuses of a node that waits for a stage, held or not: a conductor
+# drives it (pool_conductor_affinity).
+IN_WORKFLOW = (states.POOL_BUILDING, states.POOL_HOLD_BUILD,
+               states.POOL_DESTROYING, states.POOL_HOLD_DESTROY)
 RETURNABLE = (states.POOL_IN_USE,)
 # With force, a node being built or held is returned too.
 FORCE_RETURNABLE = (states.POOL_IN_USE, states.POOL_BUILDING,
@@ -317,7 +334,8 @@ def progress(node: models.Node, values: dict) -> dict:
     HoldBuild (HoldDestroy) until it is runnable again.
 
     :param values: the fields the report changes.
-    :returns: the pool fields to change too.
+    :returns: the pool fields to change too; a node that stops waiting
+        is no conductor's to drive any more.
     """
     status = node.pool_status
     stage = values.get('stage', node.stage)
@@ -330,9 +348,9 @@ def progress(node: models.Node, values: dict) -> dict:
     if runnable and stage is not None and stage == node.pool_wait_stage:
         if building:
             return {'pool_status': states.POOL_IN_USE,
-                    'pool_wait_stage': None}
+                    'pool_wait_stage': None, 'pool_conductor_affinity': None}
         return {'pool_status': states.POOL_FREE, 'pool_allocated': False,
-                'pool_wait_stage': None}
+                'pool_wait_stage': None, 'pool_conductor_affinity': None}
     held = HOLD[states.POOL_BUILDING if building
                 else states.POOL_DESTROYING]
     target = held[1] if not runnable else held[0]
@@ -355,6 +373,7 @@ _SET_FIELDS = sa.update(models.Node.__table__).where(
 ).values(pool_status=sa.bindparam('pool_status'),
          pool_allocated=sa.bindparam('pool_allocated'),
          pool_wait_stage=sa.bindparam('pool_wait_stage'),
+         pool_conductor_affinity=sa.bindparam('pool_conductor_affinity'),
          params=sa.bindparam('params', type_=models.JSONType),
          profiles=sa.bindparam('profiles', type_=models.JSONType),
          workflow=sa.bindparam('workflow'), stage=sa.bindparam('stage'),
@@ -389,7 +408,7 @@ def release_values(bind, node) -> dict:
     if not node.pool_allocated:
         return {}
     return {'pool_status': states.POOL_FREE, 'pool_allocated': False,
-            'pool_wait_stage': None,
+            'pool_wait_stage': None, 'pool_conductor_affinity': None,
             **_transition(bind, node, node.pool, 'release_actions')}
 
 
@@ -406,4 +425,5 @@ def apply_allocate_actions(conn, pool_name: str, node) -> None:
     fields = _transition(conn, node, pool_name, 'allocate_actions')
     conn.execute(_SET_FIELDS, {
         'node_id': node.id, 'pool_status': states.POOL_IN_USE,
-        'pool_allocated': True, 'pool_wait_stage': None, **fields})
+        'pool_allocated': True, 'pool_wait_stage': None,
+        'pool_conductor_affinity': None, **fields})

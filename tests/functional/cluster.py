@@ -108,14 +108,18 @@ class Cluster(fixtures.Fixture):
         listens on ``url`` and spreads requests over them.
     :param conductor_options: ``[conductor]`` options of every process.
     :param api_options: more ``[api]`` options of every process.
+    :param sections: more sections of every process's configuration:
+        ``{section: {option: value}}``.
     """
 
     def __init__(self, db_url: str, conductors: int = 2, apis: int = 1,
                  conductor_options: dict | None = None,
                  directory: str | None = None,
-                 api_options: dict | None = None):
+                 api_options: dict | None = None,
+                 sections: dict[str, dict] | None = None):
         super().__init__()
         self.api_options = dict(api_options or {})
+        self.sections = dict(sections or {})
         self.db_url = db_url
         self.conductor_count = conductors
         self.api_count = apis
@@ -162,16 +166,20 @@ class Cluster(fixtures.Fixture):
                             for item in self.conductor_options.items())
         api = ''.join('%s = %s\n' % item
                       for item in self.api_options.items())
+        more = ''.join(
+            '[%s]\n%s' % (section, ''.join('%s = %s\n' % item
+                                           for item in options.items()))
+            for section, options in self.sections.items())
         with open(self._conf(name), 'w') as f:
             f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
                     'auth_strategy = noauth\n'
                     'control_exchange = %s\nlog_file = %s\n'
                     '[database]\nconnection = %s\n'
                     '[api]\nport = %d\nworkers = 1\n%s'
-                    '[conductor]\n%s'
+                    '[conductor]\n%s%s'
                     % (name, RABBIT_URL, exchange,
                        os.path.join(self.dir, name + '.log'), self.db_url,
-                       self.api_ports.get(name, 0), api, conductor))
+                       self.api_ports.get(name, 0), api, conductor, more))
 
     def _start_haproxy(self) -> None:
         haproxy = shutil.which('haproxy') or '/usr/sbin/haproxy'

@@ -331,3 +331,96 @@ class TestIronicAllocationsInPools(PoolActionTestCase):
             'resource_class': 'baremetal', 'pool': 'web', 'node': 'n2'}))
         self.assertError(400, self.post('/v1/allocations', {
             'resource_class': 'baremetal', 'pool': 'a b'}))
+
+
+class TestWorkflowExecution(PoolActionTestCase):
+    """allocateMachines and returnMachines with a conductor running the
+    fake provisioner."""
+
+    def setUp(self):
+        super().setUp()
+        from pool_conductor import rpc
+        from pool_conductor import service
+        self.config(driver='fake', fake_stage_delay=0.05,
+                    group='provisioner')
+        self.config(check_workflows_interval=0.05,
+                    check_allocations_interval=0, group='conductor')
+        self.addCleanup(rpc.cleanup)
+        svc = service.ConductorService('test-host')
+        svc.start()
+        self.addCleanup(svc.stop)
+        self.create('workflows', {'name': 'deploy', 'stages': [
+            'discover', 'install', 'complete']})
+        self.create('workflows', {'name': 'wipe', 'stages': [
+            'erase', 'wiped']})
+        self.make_pool()
+        self.add(self.uuids)
+
+    def wait_for_status(self, uuid: str, status: str,
+                        timeout: float = 15) -> dict:
+        import time
+        deadline = time.monotonic() + timeout
+        while True:
+            node = self.node(uuid)
+            if node['pool_status'] == status:
+                return node
+            self.assertLess(time.monotonic(), deadline, node)
+            time.sleep(0.05)
+
+    def test_blocking_allocation_returns_in_use(self):
+        resp = self.action('web', 'allocateMachines', {
+            'count': 2, 'new_workflow': 'deploy',
+            'wait_for_stage': 'complete', 'blocking': True,
+            'wait_timeout': 30})
+        body = resp.get_json()
+        self.assertEqual([('InUse', True)] * 2,
+                         [(r['status'], r['allocated']) for r in body])
+        node = self.node(body[0]['uuid'])
+        self.assertEqual(('complete', True, 'deploy'),
+                         (node['stage'], node['runnable'],
+                          node['workflow']))
+        status = self.get('/v1/pools/web/status').get_json()['statuses']
+        self.assertEqual((2, 2), (status['InUse'], status['Free']))
+
+    def test_blocking_return_returns_free(self):
+        uuid = self.action('web', 'allocateMachines').get_json()[0]['uuid']
+        body = self.action('web', 'returnMachines', {
+            'machine_list': [uuid], 'new_workflow': 'wipe',
+            'wait_for_stage': 'wiped', 'blocking': True}).get_json()
+        self.assertEqual([('Free', False)],
+                         [(r['status'], r['allocated']) for r in body])
+        self.assertEqual('wiped', self.node(uuid)['stage'])
+
+    def test_failed_stage_holds_until_runnable(self):
+        self.put('/v1/nodes/n0/params', {'fake/fail-at-stage': 'install'})
+        body = self.action('web', 'allocateMachines', {
+            'filter': {'name': 'Eq(n0)'}, 'new_workflow': 'deploy',
+            'wait_for_stage': 'complete', 'blocking': True}).get_json()
+        self.assertEqual('HoldBuild', body[0]['status'])
+        node = self.node('n0')
+        self.assertEqual(('install', False), (node['stage'],
+                                              node['runnable']))
+        self.assertIn('Stage install of workflow deploy failed',
+                      node['last_error'])
+        resp = self.patch_json('/v1/nodes/n0', [
+            {'op': 'replace', 'path': '/runnable', 'value': True}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        node = self.wait_for_status(self.uuids[0], 'InUse')
+        self.assertEqual('complete', node['stage'])
+        self.assertIsNone(node['last_error'])
+
+    def test_not_runnable_holds_without_error_and_resumes(self):
+        self.put('/v1/nodes/n0/params',
+                 {'fake/not-runnable-at-stage': 'discover'})
+        self.action('web', 'allocateMachines', {
+            'filter': {'name': 'Eq(n0)'}, 'new_workflow': 'deploy',
+            'wait_for_stage': 'complete'})
+        node = self.wait_for_status(self.uuids[0], 'HoldBuild')
+        self.assertEqual(('discover', False, None),
+                         (node['stage'], node['runnable'],
+                          node['last_error']))
+        self.patch_json('/v1/nodes/n0', [
+            {'op': 'replace', 'path': '/runnable', 'value': True}])
+        self.assertEqual('complete',
+                         self.wait_for_status(self.uuids[0],
+                                              'InUse')['stage'])

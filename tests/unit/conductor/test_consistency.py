@@ -74,6 +74,20 @@ class ConsistencyTestCase(base.TestCase):
         self.assertEqual(['node %s is locked by gone-host, which is not '
                           'alive' % self._n2_uuid()], self.problems())
 
+    def test_node_driven_by_dead_conductor(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2')
+                     .values(pool_status='Building',
+                             pool_conductor_affinity='gone-host'))
+        self.assertEqual(['node %s in Building is driven by gone-host, '
+                          'which is not alive' % self._n2_uuid()],
+                         self.problems())
+        # Driven by a live conductor: all is well.
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2')
+                     .values(pool_conductor_affinity='test-host'))
+        self.assertEqual([], self.problems())
+
     def _n2_uuid(self):
         with db_api.reader(self.context) as session:
             return session.scalar(sa.select(models.Node.uuid)

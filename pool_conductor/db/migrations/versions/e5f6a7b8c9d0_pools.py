@@ -63,5 +63,10 @@ def upgrade():
     op.add_column('nodes', sa.Column('stage', sa.String(255)))
     op.add_column('nodes', sa.Column('runnable', sa.Boolean))
     op.add_column('nodes', sa.Column('pool_wait_stage', sa.String(255)))
+    op.add_column('nodes', sa.Column('pool_conductor_affinity',
+                                     sa.String(255)))
+    op.add_column('nodes', sa.Column('stage_updated_at', sa.DateTime))
     op.create_index('nodes_pool_status_idx', 'nodes',
                     ['pool', 'pool_status', 'id'])
+    op.create_index('nodes_pool_conductor_idx', 'nodes',
+                    ['pool_status', 'pool_conductor_affinity'])

@@ -1,0 +1,119 @@
+"""Queries of workflow execution: which conductor drives a node, its stages."""
+import sqlalchemy as sa
+
+from pool_conductor.db import api
+from pool_conductor.db import models
+from pool_conductor.db import pool_actions
+from pool_conductor import states
+
+_NODES = models.Node.__table__
+_WORKFLOWS = models.Workflow.__table__
+
+# The statuses in which a node moves through its workflow; the held ones
+# wait for it to be runnable again.
+MOVING = (states.POOL_BUILDING, states.POOL_DESTROYING)
+
+# What a provisioner reads of a node it drives.
+_DRIVEN = sa.select(
+    _NODES.c.id, _NODES.c.uuid, _NODES.c.name, _NODES.c.pool_status,
+    _NODES.c.pool_wait_stage, _NODES.c.workflow, _NODES.c.stage,
+    _NODES.c.runnable, _NODES.c.params, _NODES.c.last_error,
+    _NODES.c.stage_updated_at, _NODES.c.pool_conductor_affinity,
+).where(_NODES.c.pool_status.in_(MOVING),
+        _NODES.c.pool_conductor_affinity == sa.bindparam('host')
+        ).order_by(_NODES.c.id)
+
+
+def _unclaimed(alive: list[str]) -> tuple:
+    """Waiting nodes that no conductor drives, or a dead one."""
+    affinity = _NODES.c.pool_conductor_affinity
+    return (_NODES.c.pool_status.in_(pool_actions.IN_WORKFLOW),
+            sa.or_(affinity.is_(None), affinity.not_in(alive)))
+
+
+def claim_nodes(context, host: str, alive: list[str],
+                limit: int) -> list[tuple[str, str | None]]:
+    """Make a conductor drive up to limit waiting nodes that no live
+    conductor drives.
+
+    The candidates are locked with SKIP LOCKED where the backend has it
+    (SQLite: the database lock of BEGIN IMMEDIATE), so that conductors
+    claiming at the same time take different nodes, and taken with a
+    compare-and-swap on their affinity: of two conductors that both saw a
+    node unclaimed, exactly one gets it.
+
+    :param alive: the hostnames of the live conductors, host among them.
+    :returns: (uuid, previous affinity) of each node claimed now.
+    """
+    unclaimed = _unclaimed(alive)
+    with api.writer_connection(context) as conn:
+        q = (sa.select(_NODES.c.id, _NODES.c.uuid,
+                       _NODES.c.pool_conductor_affinity)
+             .where(*unclaimed).order_by(_NODES.c.id).limit(limit))
+        if api.backend_supports_skip_locked(conn):
+            q = q.with_for_update(skip_locked=True)
+        rows = conn.execute(q).all()
+        if not rows:
+            return []
+        ids = [r.id for r in rows]
+        res = conn.execute(
+            sa.update(_NODES).where(_NODES.c.id.in_(ids), *unclaimed)
+            .values(pool_conductor_affinity=host,
+                    updated_at=api.utcnow()))
+        if res.rowcount == len(rows):
+            return [(r.uuid, r.pool_conductor_affinity) for r in rows]
+        # Some changed between the read and the update (a return): only
+        # those now ours were claimed.
+        ours = set(conn.scalars(sa.select(_NODES.c.id).where(
+            _NODES.c.id.in_(ids),
+            _NODES.c.pool_conductor_affinity == host)))
+        return [(r.uuid, r.pool_conductor_affinity) for r in rows
+                if r.id in ours]
+
+
+def list_driven_nodes(context, host: str) -> list[sa.Row]:
+    """The Building and Destroying nodes a conductor drives, by id."""
+    with api.reader(context) as session:
+        return list(session.execute(_DRIVEN, {'host': host}))
+
+
+def workflow_stages(context, name: str | None) -> list[str] | None:
+    """The stages of a workflow, in order; None if it does not exist."""
+    if not name:
+        return None
+    with api.reader(context) as session:
+        stages = session.execute(
+            sa.select(_WORKFLOWS.c.stages)
+            .where(_WORKFLOWS.c.name == name)).first()
+    return None if stages is None else list(stages[0] or ())
+
+
+def move_node(context, node: sa.Row, host: str, values: dict) -> bool:
+    """Change the stage, runnable or last_error of a node a conductor
+    drives, and its pool status as a stage report through the node API
+    would (pool_actions.progress): InUse or Free at the stage it waits
+    for, held when it stops being runnable.
+
+    A compare-and-swap on the node's pool status and stage as read and on
+    the conductor still driving it, so two conductors never both move a
+    node, nor one a node that a report or a return changed meanwhile.
+
+    :param node: the node as list_driven_nodes() read it.
+    :param values: the fields to change: stage, runnable, last_error.
+    :returns: whether the node was changed.
+    """
+    now = api.utcnow()
+    update = {**values, **pool_actions.progress(node, values),
+              'updated_at': now, 'generation': _NODES.c.generation + 1}
+    if values.get('stage', node.stage) != node.stage:
+        update['stage_updated_at'] = now
+    stage = _NODES.c.stage
+    with api.writer_connection(context) as conn:
+        return conn.execute(
+            sa.update(_NODES).where(
+                _NODES.c.id == node.id,
+                _NODES.c.pool_status == node.pool_status,
+                stage.is_(None) if node.stage is None
+                else stage == node.stage,
+                _NODES.c.pool_conductor_affinity == host)
+            .values(**update)).rowcount == 1

@@ -1,0 +1,13 @@
+"""The external provisioner: an outside system reports every stage."""
+import sqlalchemy as sa
+
+from pool_conductor.provisioners import base
+
+
+class ExternalProvisioner(base.Provisioner):
+    """Leaves the nodes alone: whatever runs their workflows reports each
+    node's stage and runnable with a node PATCH, which moves the node's
+    pool status on."""
+
+    def advance(self, context, node: sa.Row, host: str) -> bool:
+        return False

@@ -1,0 +1,80 @@
+"""The conductors' part in workflows: who drives which pool node, and how."""
+from oslo_log import log
+
+from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import workflows as workflows_db
+from pool_conductor import provisioners
+
+LOG = log.getLogger(__name__)
+
+# How many nodes one transaction claims.
+CLAIM_BATCH = 100
+
+
+def claim_nodes(context, host: str) -> int:
+    """Drive the waiting nodes (Building, Destroying, held) that no live
+    conductor drives: new ones, and those of dead conductors.
+
+    Nothing is claimed while this conductor's own heartbeat is stale: it
+    may be the one the others consider dead.
+
+    :returns: how many nodes were claimed.
+    """
+    alive = conductors_db.list_alive_hostnames(
+        context, CONF.conductor.heartbeat_timeout)
+    if host not in alive:
+        return 0
+    claimed = 0
+    while True:
+        rows = workflows_db.claim_nodes(context, host, alive, CLAIM_BATCH)
+        for uuid, old_host in rows:
+            if old_host is not None:
+                LOG.info('Took over node %(node)s from dead conductor '
+                         '%(old)s', {'node': uuid, 'old': old_host})
+        claimed += len(rows)
+        if len(rows) < CLAIM_BATCH:
+            return claimed
+
+
+def advance_nodes(context, host: str) -> int:
+    """Have the provisioner move on the nodes this conductor drives.
+
+    A node the provisioner fails on unexpectedly is held with the error
+    as its last_error.
+
+    :returns: how many nodes changed.
+    :raises: ProvisionerNotFound, and what reading the nodes raises.
+    """
+    provisioner = provisioners.get_provisioner()
+    moved = 0
+    for node in workflows_db.list_driven_nodes(context, host):
+        try:
+            moved += bool(provisioner.advance(context, node, host))
+        except db_api.UNAVAILABLE_ERRORS as exc:
+            LOG.warning('Database unreachable while moving node %(node)s '
+                        'on; the next round tries again: %(exc)s',
+                        {'node': node.uuid, 'exc': exc})
+            break
+        except Exception as exc:
+            LOG.exception('The provisioner failed on node %s', node.uuid)
+            try:
+                workflows_db.move_node(context, node, host, {
+                    'runnable': False,
+                    'last_error': 'Unexpected error of the provisioner: %s'
+                                  % exc})
+            except Exception:
+                LOG.exception('Could not record the failure on node %s',
+                              node.uuid)
+    return moved
+
+
+def check_workflows(context, host: str) -> None:
+    """Claim nodes to drive and move them on; never raises."""
+    try:
+        claim_nodes(context, host)
+        advance_nodes(context, host)
+    except Exception as exc:
+        LOG.warning('Checking workflows on %(host)s failed: %(exc)s',
+                    {'host': host, 'exc': exc})
