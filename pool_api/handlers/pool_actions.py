@@ -8,10 +8,8 @@ from pool_api.handlers import pools as pool_handlers
 from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.conf import CONF
-from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pool_actions
-from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import states
@@ -125,6 +123,5 @@ def return_to_pool(node_ident):
     node = nodes_db.get_node(flask.g.context, node_ident)
     request.machine_list = [node.uuid]
     request.all_machines = False
-    pools_db.get(flask.g.context, models.Pool, node.pool)
     return _respond(pool_actions.return_machines(flask.g.context, node.pool,
                                                  request), body)
