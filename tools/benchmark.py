@@ -221,15 +221,16 @@ def candidate_query(args) -> None:
                     with engine.begin() as conn:
                         conn.exec_driver_sql('ANALYZE nodes')
                 single, batched = _reserve(context, reservations)
-                plan = _explain(engine)
+                probe, plan = _probe(engine, total)
             finally:
                 restore()
                 engine.dispose()
         print('%s: %d nodes inserted in %.1f s; %d reservations among %d '
               'candidates (of %d nodes): one at a time %s; in batches of %d '
-              '%s; candidate query plan: %s'
+              '%s; with a third of the nodes allocated, the candidate probe '
+              'takes %s; its plan: %s'
               % (backend, total, enrolled, reservations, total // 10, total,
-                 single, BATCH, batched, plan), flush=True)
+                 single, BATCH, batched, probe, plan), flush=True)
 
 
 def _reserve(context, count: int) -> tuple[str, str]:
@@ -261,16 +262,49 @@ def _reserve(context, count: int) -> tuple[str, str]:
 BATCH = 16
 
 
-def _explain(engine) -> str:
-    query = ("SELECT id FROM nodes WHERE provision_state = 'available' "
-             "AND maintenance = false AND instance_uuid IS NULL AND "
-             "allocation_id IS NULL AND reservation IS NULL AND power_state "
-             "IS NOT NULL AND resource_class = 'rc-3' AND id >= 5000 "
-             "LIMIT 1")
+def _probe(engine, total: int) -> tuple[str, str]:
+    """Allocate a third of the nodes, then time the candidate probe (free
+    nodes of a class from a random id on, locked) at PROBES random starts
+    in one transaction; and show its plan."""
+    import random
+
+    from pool_conductor.db import allocations as allocations_db
+
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            'UPDATE nodes SET instance_uuid = uuid, pool_status = %s '
+            'WHERE instance_uuid IS NULL AND id %% 3 = 0', ('InUse',))
+        # As autovacuum would, some time after a bulk update.
+        conn.exec_driver_sql('ANALYZE nodes' if engine.dialect.name ==
+                             'postgresql' else 'ANALYZE TABLE nodes')
+    stmt = allocations_db._free_nodes_statement(
+        True, 0, False, False, False, allocations_db.FROM_PIVOT, True, False)
+    with engine.connect() as conn, conn.begin():
+        started = time.monotonic()
+        for _ in range(PROBES):
+            conn.execute(stmt, {'resource_class': 'rc-3', 'count': 1,
+                                'pivot': random.randint(1, total)}).all()
+        took = '%.3f ms' % (1000 * (time.monotonic() - started) / PROBES)
+    return took, _explain(engine, stmt, total // 2)
+
+
+# Random starts timed in --candidate-query.
+PROBES = 2000
+
+
+def _explain(engine, stmt, pivot: int) -> str:
+    """The plan of the candidate probe from pivot on."""
+    compiled = stmt.compile(engine)
+    params = compiled.construct_params(
+        {'resource_class': 'rc-3', 'pivot': pivot, 'count': 1})
     with engine.connect() as conn:
-        rows = [' '.join(str(c) for c in r)
-                for r in conn.exec_driver_sql('EXPLAIN ' + query)]
-    return ' / '.join(r.strip() for r in rows[:3])
+        rows = conn.exec_driver_sql('EXPLAIN ' + compiled.string,
+                                    params).mappings().all()
+    if engine.dialect.name == 'mysql':
+        return ' / '.join('%(type)s on %(key)s (%(Extra)s)' % r
+                          for r in rows)
+    return ' / '.join(r['QUERY PLAN'].strip() for r in rows
+                      if 'Filter' not in r['QUERY PLAN'])
 
 
 def main() -> None:

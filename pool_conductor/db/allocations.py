@@ -338,13 +338,19 @@ def _free_nodes_statement(has_class: bool, traits: int, has_candidates: bool,
         q = q.where(node.id.not_in(sa.bindparam('exclude', expanding=True)))
     if where == BY_NAME:
         q = q.where(node.name == sa.bindparam('name'))
-    elif where == FROM_PIVOT:
-        q = q.where(node.id >= sa.bindparam('pivot'))
-    elif where == BEFORE_PIVOT:
-        q = q.where(node.id < sa.bindparam('pivot'))
-    # Any free node will do, so the rows are not ordered: a sort would make
-    # the database read every candidate past the pivot when it has no
-    # statistics yet.
+    elif where in (FROM_PIVOT, BEFORE_PIVOT):
+        # In id order, the probe reads a range of the candidate index (the
+        # pool's, with a pool) from the pivot on and stops at the first
+        # free nodes: without an order, a planner that assumes free nodes
+        # are spread evenly scans the table from its first row.
+        q = q.where(node.id >= sa.bindparam('pivot') if where == FROM_PIVOT
+                    else node.id < sa.bindparam('pivot')).order_by(node.id)
+        if not has_candidates and (has_pool or has_class):
+            # MariaDB reads the pool's index from its first free member
+            # (or the index of nodes by allocation) unless told which.
+            q = q.with_hint(_NODES, 'FORCE INDEX (%s)' % (
+                'nodes_pool_status_idx' if has_pool
+                else 'nodes_free_candidate_idx'), 'mysql')
     q = q.limit(sa.bindparam('count', type_=sa.Integer))
     if lock:
         q = q.with_for_update(skip_locked=True)

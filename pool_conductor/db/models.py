@@ -22,6 +22,12 @@ DEFAULT_POOL = 'default'
 POOL_FREE = 'Free'
 
 
+def only_on(index: sa.Index, *dialects: str) -> sa.Index:
+    """An index that exists on these database backends only."""
+    index.info['dialects'] = dialects
+    return index.ddl_if(dialect=dialects)
+
+
 class TimestampMixin:
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=_utcnow, nullable=False)
@@ -33,8 +39,17 @@ class Node(TimestampMixin, Base):
     __tablename__ = 'nodes'
     __table_args__ = (
         # Free nodes of a resource class, in id order: the candidate search.
-        sa.Index('nodes_free_candidate_idx', 'resource_class',
-                 'provision_state', 'instance_uuid', 'id'),
+        # MariaDB/MySQL read a range of this one in id order; PostgreSQL
+        # does not count instance_uuid IS NULL as an equality for the
+        # order, so there (and on SQLite) it is a partial index instead.
+        only_on(sa.Index('nodes_free_candidate_idx', 'resource_class',
+                         'provision_state', 'instance_uuid', 'id'),
+                'mysql'),
+        only_on(sa.Index('nodes_free_class_idx', 'resource_class',
+                         'provision_state', 'id',
+                         postgresql_where=sa.text('instance_uuid IS NULL'),
+                         sqlite_where=sa.text('instance_uuid IS NULL')),
+                'postgresql', 'sqlite'),
         # Only locked nodes: an index of all would look like a way to find
         # unlocked ones to a planner without statistics.
         sa.Index('nodes_reservation_idx', 'reservation',
