@@ -221,16 +221,15 @@ def candidate_query(args) -> None:
                     with engine.begin() as conn:
                         conn.exec_driver_sql('ANALYZE nodes')
                 single, batched = _reserve(context, reservations)
-                probe, plan = _probe(engine, total)
+                probes = _probe(engine, total)
             finally:
                 restore()
                 engine.dispose()
         print('%s: %d nodes inserted in %.1f s; %d reservations among %d '
               'candidates (of %d nodes): one at a time %s; in batches of %d '
-              '%s; with a third of the nodes allocated, the candidate probe '
-              'takes %s; its plan: %s'
+              '%s; with a third of the nodes allocated: %s'
               % (backend, total, enrolled, reservations, total // 10, total,
-                 single, BATCH, batched, probe, plan), flush=True)
+                 single, BATCH, batched, probes), flush=True)
 
 
 def _reserve(context, count: int) -> tuple[str, str]:
@@ -262,10 +261,11 @@ def _reserve(context, count: int) -> tuple[str, str]:
 BATCH = 16
 
 
-def _probe(engine, total: int) -> tuple[str, str]:
+def _probe(engine, total: int) -> str:
     """Allocate a third of the nodes, then time the candidate probe (free
-    nodes of a class from a random id on, locked) at PROBES random starts
-    in one transaction; and show its plan."""
+    nodes from a random id on, locked) at PROBES random starts in one
+    transaction, for an allocation of a resource class and one of a pool;
+    and show their plans."""
     import random
 
     from pool_conductor.db import allocations as allocations_db
@@ -277,26 +277,35 @@ def _probe(engine, total: int) -> tuple[str, str]:
         # As autovacuum would, some time after a bulk update.
         conn.exec_driver_sql('ANALYZE nodes' if engine.dialect.name ==
                              'postgresql' else 'ANALYZE TABLE nodes')
-    stmt = allocations_db._free_nodes_statement(
-        True, 0, False, False, False, allocations_db.FROM_PIVOT, True, False)
-    with engine.connect() as conn, conn.begin():
-        started = time.monotonic()
-        for _ in range(PROBES):
-            conn.execute(stmt, {'resource_class': 'rc-3', 'count': 1,
-                                'pivot': random.randint(1, total)}).all()
-        took = '%.3f ms' % (1000 * (time.monotonic() - started) / PROBES)
-    return took, _explain(engine, stmt, total // 2)
+    figures = []
+    for shape, has_class, has_pool in (('class', True, False),
+                                       ('pool', False, True)):
+        stmt = allocations_db._free_nodes_statement(
+            has_class, 0, False, False, has_pool,
+            allocations_db.FROM_PIVOT, True, False)
+        params = {'resource_class': 'rc-3', 'pool': 'default', 'count': 1}
+        with engine.connect() as conn, conn.begin():
+            started = time.monotonic()
+            for _ in range(PROBES):
+                conn.execute(stmt, dict(
+                    params, pivot=random.randint(1, total))).all()
+            took = 1000 * (time.monotonic() - started) / PROBES
+        figures.append('%s probe %.3f ms (plan: %s)' % (
+            shape, took, _explain(engine, stmt, dict(params,
+                                                      pivot=total // 2))))
+    return '; '.join(figures)
 
 
 # Random starts timed in --candidate-query.
 PROBES = 2000
 
 
-def _explain(engine, stmt, pivot: int) -> str:
-    """The plan of the candidate probe from pivot on."""
+def _explain(engine, stmt, params: dict) -> str:
+    """The plan of a statement."""
     compiled = stmt.compile(engine)
-    params = compiled.construct_params(
-        {'resource_class': 'rc-3', 'pivot': pivot, 'count': 1})
+    params = compiled.construct_params(params)
+    if compiled.positional:
+        params = tuple(params[name] for name in compiled.positiontup)
     with engine.connect() as conn:
         rows = conn.exec_driver_sql('EXPLAIN ' + compiled.string,
                                     params).mappings().all()
