@@ -12,7 +12,7 @@ nodes only.
 
 Revision ID: f6a7b8c9d0e1
 Revises: e5f6a7b8c9d0
-Create Date: 2026-11-24
+Create Date: 2026-11-23
 """
 from alembic import op
 import sqlalchemy as sa

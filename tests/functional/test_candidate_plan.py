@@ -1,0 +1,75 @@
+"""The candidate probe reads an index range on PostgreSQL and MariaDB,
+never the whole nodes table, with and without table statistics."""
+import sqlalchemy as sa
+
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import models
+from tests.functional import db_fixtures
+
+NODES = 6000
+
+
+class CandidatePlanMixin:
+
+    def setUp(self):
+        super().setUp()
+        with self.engine.begin() as conn:
+            conn.execute(sa.insert(models.Node), [
+                {'uuid': '%08x-0000-4000-8000-%012x' % (i, i),
+                 'driver': 'fake-hardware',
+                 'resource_class': 'rc-%d' % (i % 10),
+                 'provision_state': 'available', 'power_state': 'power off',
+                 'maintenance': False, 'generation': 0, 'pool': 'default',
+                 'pool_status': 'Free', 'created_at': models._utcnow(),
+                 # A third of the fleet is allocated.
+                 'instance_uuid': ('%08x-0000-4000-9000-%012x' % (i, i)
+                                   if i % 3 == 0 else None)}
+                for i in range(NODES)])
+
+    def plan(self, has_class: bool, has_pool: bool) -> str:
+        stmt = allocations_db._free_nodes_statement(
+            has_class, 0, False, False, has_pool, allocations_db.FROM_PIVOT,
+            True, False)
+        compiled = stmt.compile(self.engine)
+        params = compiled.construct_params(
+            {'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
+             'pivot': NODES // 2})
+        if compiled.positional:
+            params = tuple(params[name] for name in compiled.positiontup)
+        with self.engine.connect() as conn:
+            rows = conn.exec_driver_sql('EXPLAIN ' + compiled.string,
+                                        params).mappings().all()
+        if self.engine.dialect.name == 'mysql':
+            return '\n'.join('%(type)s %(key)s (%(Extra)s)' % r
+                             for r in rows)
+        return '\n'.join(r['QUERY PLAN'] for r in rows)
+
+    def analyze(self):
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql(self.ANALYZE)
+
+    def test_probes_read_an_index_range(self):
+        for statistics in (False, True):
+            if statistics:
+                self.analyze()
+            for has_class, has_pool, index in self.SHAPES:
+                plan = self.plan(has_class, has_pool)
+                self.assertIn(index, plan, (statistics, plan))
+                for scan in self.SCANS:
+                    self.assertNotIn(scan, plan, (statistics, plan))
+
+
+class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
+                                      db_fixtures.PostgreSQLTestCase):
+    ANALYZE = 'ANALYZE nodes'
+    # An index scan in id order from the start: no sort, no table scan.
+    SCANS = ('Seq Scan', 'Sort')
+    SHAPES = ((True, False, 'Index Scan'), (False, True, 'Index Scan'))
+
+
+class MySQLCandidatePlanTestCase(CandidatePlanMixin,
+                                 db_fixtures.MySQLTestCase):
+    ANALYZE = 'ANALYZE TABLE nodes'
+    SCANS = ('ALL', 'filesort')
+    SHAPES = ((True, False, 'range nodes_free_candidate_idx'),
+              (False, True, 'range nodes_pool_status_idx'))
