@@ -18,6 +18,7 @@ import subprocess
 import threading
 import time
 
+import sqlalchemy as sa
 import testtools
 
 from tests.functional import cluster
@@ -211,19 +212,38 @@ class PostgreSQLFaultTestCase(FaultTestMixin, testtools.TestCase):
         self.assertIn(503, statuses)
         self.assertEqual(set(), set(statuses) - {200, 503})
 
+    def held_by(self, host: str) -> int:
+        """How many allocations wait for host."""
+        with self.cluster.engine.connect() as conn:
+            return conn.execute(sa.text(
+                "SELECT COUNT(*) FROM allocations WHERE state = "
+                "'allocating' AND conductor_affinity = :host"),
+                {'host': host}).scalar()
+
     def test_conductor_back_from_the_dead_does_not_fight(self):
         zombie = self.cluster.hosts[0]
+        extra = []
 
         def freeze():
             self.cluster.signal(zombie, signal.SIGSTOP)
+            # Until it is declared dead, the APIs still send it
+            # allocations: post more until it holds one, so that there is
+            # something to take over however fast the others were.
+            while not self.held_by(zombie):
+                self.assertLess(len(extra), 60)
+                status, body = self.request('POST', '/v1/allocations', {
+                    'resource_class': RESOURCE_CLASS,
+                    'name': 'extra-%d' % len(extra)})
+                self.assertEqual(201, status, body)
+                extra.append(body['uuid'])
             _wait(lambda: zombie not in self.cluster.alive_conductors(),
                   30, 'the frozen conductor being declared dead')
-            # Its allocations are taken over a second later.
-            time.sleep(3)
+            _wait(lambda: not self.held_by(zombie), 30,
+                  'its allocations being taken over')
             self.cluster.signal(zombie, signal.SIGCONT)
 
         posted = self.allocate_during(freeze)
-        self.assert_all_settled(posted)
+        self.assert_all_settled(posted + extra)
         self.assertIn('Took over allocation',
                       ''.join(self.cluster.log(h)
                               for h in self.cluster.hosts[1:]))
