@@ -302,13 +302,7 @@ PROBES = 2000
 
 def _explain(engine, stmt, params: dict) -> str:
     """The plan of a statement."""
-    compiled = stmt.compile(engine)
-    params = compiled.construct_params(params)
-    if compiled.positional:
-        params = tuple(params[name] for name in compiled.positiontup)
-    with engine.connect() as conn:
-        rows = conn.exec_driver_sql('EXPLAIN ' + compiled.string,
-                                    params).mappings().all()
+    rows = cluster.explain(engine, stmt, params)
     if engine.dialect.name == 'mysql':
         return ' / '.join('%(type)s on %(key)s (%(Extra)s)' % r
                           for r in rows)

@@ -75,6 +75,17 @@ def stop_process(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+def explain(engine, stmt, params: dict) -> list:
+    """The rows of EXPLAIN for a SQLAlchemy statement and its parameters."""
+    compiled = stmt.compile(engine)
+    values = compiled.construct_params(params)
+    if compiled.positional:
+        values = tuple(values[name] for name in compiled.positiontup)
+    with engine.connect() as conn:
+        return conn.exec_driver_sql('EXPLAIN ' + compiled.string,
+                                    values).mappings().all()
+
+
 class Database(fixtures.Fixture):
     """A new, empty PostgreSQL or MariaDB database, dropped afterwards."""
 

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import models
+from tests.functional import cluster
 from tests.functional import db_fixtures
 
 NODES = 6000
@@ -30,15 +31,9 @@ class CandidatePlanMixin:
         stmt = allocations_db._free_nodes_statement(
             has_class, 0, False, False, has_pool, allocations_db.FROM_PIVOT,
             True, False)
-        compiled = stmt.compile(self.engine)
-        params = compiled.construct_params(
-            {'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
-             'pivot': NODES // 2})
-        if compiled.positional:
-            params = tuple(params[name] for name in compiled.positiontup)
-        with self.engine.connect() as conn:
-            rows = conn.exec_driver_sql('EXPLAIN ' + compiled.string,
-                                        params).mappings().all()
+        rows = cluster.explain(self.engine, stmt, {
+            'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
+            'pivot': NODES // 2})
         if self.engine.dialect.name == 'mysql':
             return '\n'.join('%(type)s %(key)s (%(Extra)s)' % r
                              for r in rows)
