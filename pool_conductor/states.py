@@ -49,3 +49,17 @@ POOL_HOLD_LEAVE = 'HoldLeave'
 POOL_STATUSES = (POOL_JOINING, POOL_HOLD_JOIN, POOL_FREE, POOL_BUILDING,
                  POOL_HOLD_BUILD, POOL_IN_USE, POOL_DESTROYING,
                  POOL_HOLD_DESTROY, POOL_LEAVING, POOL_HOLD_LEAVE)
+
+# A node in one of these statuses is given to a consumer (pool_allocated):
+# being built for it, in use, or being cleaned after it.
+POOL_ALLOCATED = (POOL_BUILDING, POOL_HOLD_BUILD, POOL_IN_USE,
+                  POOL_DESTROYING, POOL_HOLD_DESTROY)
+# Statuses in which a node moves through a workflow towards a stage, and
+# the held status of each, where it waits to be runnable again.
+POOL_MOVING = (POOL_JOINING, POOL_BUILDING, POOL_DESTROYING, POOL_LEAVING)
+POOL_HOLD = {POOL_JOINING: POOL_HOLD_JOIN, POOL_BUILDING: POOL_HOLD_BUILD,
+             POOL_DESTROYING: POOL_HOLD_DESTROY,
+             POOL_LEAVING: POOL_HOLD_LEAVE}
+# Every status of a node waiting for a stage, held or not: a conductor
+# drives it (pool_conductor_affinity).
+POOL_WAITING = POOL_MOVING + tuple(POOL_HOLD.values())
