@@ -11,6 +11,8 @@ from pool_conductor.db import consistency
 from pool_conductor.db import models
 from tests import base
 
+OTHER_UUID = '0f1e2d3c-4b5a-4697-8877-665544332211'
+
 
 class ConsistencyTestCase(base.TestCase):
 
@@ -77,9 +79,9 @@ class ConsistencyTestCase(base.TestCase):
     def test_node_driven_by_dead_conductor(self):
         self.execute(sa.update(models.Node)
                      .where(models.Node.name == 'n2')
-                     .values(pool_status='Building',
+                     .values(pool_status='Joining',
                              pool_conductor_affinity='gone-host'))
-        self.assertEqual(['node %s in Building is driven by gone-host, '
+        self.assertEqual(['node %s in Joining is driven by gone-host, '
                           'which is not alive' % self._n2_uuid()],
                          self.problems())
         # Driven by a live conductor: all is well.
@@ -87,6 +89,140 @@ class ConsistencyTestCase(base.TestCase):
                      .where(models.Node.name == 'n2')
                      .values(pool_conductor_affinity='test-host'))
         self.assertEqual([], self.problems())
+
+    def test_building_node_driven_by_dead_conductor(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.id == self.node.id)
+                     .values(pool_status='HoldBuild',
+                             pool_conductor_affinity='gone-host'))
+        self.assertEqual(['node %s in HoldBuild is driven by gone-host, '
+                          'which is not alive' % self.node.uuid],
+                         self.problems())
+
+    # Pool statuses
+
+    def test_node_with_instance_is_free(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2')
+                     .values(instance_uuid=OTHER_UUID))
+        self.assertEqual(['node %s has an instance or an allocation but is '
+                          'Free with pool_allocated False'
+                          % self._n2_uuid()], self.problems())
+
+    def test_node_with_allocation_is_free(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.id == self.node.id)
+                     .values(pool_status='Free', pool_allocated=False))
+        self.assertEqual(['node %s has an instance or an allocation but is '
+                          'Free with pool_allocated False' % self.node.uuid],
+                         self.problems())
+
+    def test_node_with_allocation_is_not_pool_allocated(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.id == self.node.id)
+                     .values(pool_allocated=False))
+        self.assertEqual(
+            ['node %s has an instance or an allocation but is InUse with '
+             'pool_allocated False' % self.node.uuid,
+             'node %s is not pool_allocated but InUse' % self.node.uuid],
+            self.problems())
+
+    def test_node_with_allocation_is_joining(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.id == self.node.id)
+                     .values(pool_status='Joining'))
+        self.assertEqual(
+            ['node %s has an instance or an allocation but is Joining with '
+             'pool_allocated True' % self.node.uuid,
+             'node %s is pool_allocated but Joining' % self.node.uuid],
+            self.problems())
+
+    def test_allocated_node_in_workflow_is_healthy(self):
+        for status in ('Building', 'HoldBuild', 'Destroying',
+                       'HoldDestroy'):
+            self.execute(sa.update(models.Node)
+                         .where(models.Node.id == self.node.id)
+                         .values(pool_status=status))
+            self.assertEqual([], self.problems())
+
+    def test_pool_allocated_node_is_free(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2')
+                     .values(pool_allocated=True))
+        self.assertEqual(['node %s is pool_allocated but Free'
+                          % self._n2_uuid()], self.problems())
+
+    def test_unallocated_node_is_in_use(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2')
+                     .values(pool_status='InUse'))
+        self.assertEqual(['node %s is not pool_allocated but InUse'
+                          % self._n2_uuid()], self.problems())
+
+    def test_unallocated_node_without_pool_status(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2')
+                     .values(pool_status=None, pool_allocated=None))
+        self.assertEqual(['node %s is not pool_allocated but None'
+                          % self._n2_uuid()], self.problems())
+
+    def test_unallocated_node_in_every_unallocated_status_is_healthy(self):
+        for status in ('Free', 'Joining', 'HoldJoin', 'Leaving',
+                       'HoldLeave'):
+            self.execute(sa.update(models.Node)
+                         .where(models.Node.name == 'n2')
+                         .values(pool_status=status))
+            self.assertEqual([], self.problems())
+
+    # The instance of an allocated node
+
+    def test_node_with_the_instance_of_another(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.id == self.node.id)
+                     .values(instance_uuid=OTHER_UUID))
+        self.assertEqual(['node %s has instance_uuid %s, not the uuid of '
+                          'its allocation %s'
+                          % (self.node.uuid, OTHER_UUID, self.alloc.uuid)],
+                         self.problems())
+
+    def test_node_with_allocation_and_no_instance(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.id == self.node.id)
+                     .values(instance_uuid=None))
+        self.assertEqual(['node %s has instance_uuid None, not the uuid of '
+                          'its allocation %s'
+                          % (self.node.uuid, self.alloc.uuid)],
+                         self.problems())
+
+    # Pools
+
+    def test_node_in_no_pool(self):
+        self.execute(sa.update(models.Node)
+                     .where(models.Node.name == 'n2').values(pool=None))
+        self.assertEqual(['node %s is in no pool' % self._n2_uuid()],
+                         self.problems())
+
+    def test_node_in_missing_pool(self):
+        # The foreign key forbids it; a database restored in part, or one
+        # that does not enforce foreign keys, can still hold it.
+        conn = self.db.engine.raw_connection()
+        try:
+            conn.execute('PRAGMA foreign_keys=OFF')
+            conn.execute("UPDATE nodes SET pool = 'gone' WHERE name = 'n2'")
+            conn.commit()
+        finally:
+            conn.execute('PRAGMA foreign_keys=ON')
+            conn.close()
+        self.assertEqual(['node %s is in pool gone, which does not exist'
+                          % self._n2_uuid()], self.problems())
+
+    def test_pool_with_missing_parent(self):
+        self.execute(sa.insert(models.Pool).values(
+            name='web', parent_pool='gone', created_at=db_api.utcnow()))
+        self.execute(sa.insert(models.Pool).values(
+            name='db', parent_pool='default', created_at=db_api.utcnow()))
+        self.assertEqual(['pool web has parent pool gone, which does not '
+                          'exist'], self.problems())
 
     def _n2_uuid(self):
         with db_api.reader(self.context) as session:
