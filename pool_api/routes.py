@@ -1,4 +1,7 @@
-"""The route table of the API: (rule, method, handler)."""
+"""The route table of the API: rule, method, handler and its document."""
+from collections.abc import Callable
+from typing import NamedTuple
+
 from pool_api.handlers import allocations
 from pool_api.handlers import conductors
 from pool_api.handlers import node_params
@@ -10,6 +13,19 @@ from pool_api.handlers import profiles
 from pool_api.handlers import root
 from pool_api.handlers import traits
 from pool_api.handlers import workflows
+from pool_api.openapi import Doc
+from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import nodes as node_schemas
+from pool_api.schemas import pools as pool_schemas
+
+
+class Route(NamedTuple):
+    """A route of the API, and what the OpenAPI document says of it."""
+    rule: str
+    method: str
+    handler: Callable
+    doc: Doc
+
 
 NODE = '/v1/nodes/<node_ident>'
 ALLOCATION = '/v1/allocations/<allocation_ident>'
@@ -17,70 +33,180 @@ POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
 
+# Query parameters and errors that routes share.
+_FIELDS = ('fields',)
+_LIST = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir')
+_DETAIL = {'detail': {'type': 'boolean'}}
+_REASON = {'reason': node_schemas.MAINTENANCE['properties']['reason']}
+_MISSING = (404,)
+_WRITE = (404, 409)
+_POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
+                'body': 'PoolAction', 'body_required': False,
+                'errors': _WRITE}
+
 ROUTES = [
-    ('/', 'GET', root.get_root),
-    ('/v1', 'GET', root.get_v1),
-    ('/v1/openapi.json', 'GET', openapi.get_openapi),
+    Route('/', 'GET', root.get_root,
+          Doc('Version discovery', 'versions', 'Root', versioned=False)),
+    Route('/v1', 'GET', root.get_v1, Doc('The v1 API', 'versions', 'V1')),
+    Route('/v1/openapi.json', 'GET', openapi.get_openapi,
+          Doc('This document', 'versions', 'OpenAPI', versioned=False)),
 
-    ('/v1/nodes', 'GET', nodes.list_nodes),
-    ('/v1/nodes', 'POST', nodes.create_node),
-    ('/v1/nodes/detail', 'GET', nodes.list_nodes_detail),
-    (NODE, 'GET', nodes.get_node),
-    (NODE, 'PATCH', nodes.update_node),
-    (NODE, 'DELETE', nodes.delete_node),
-    (NODE + '/states', 'GET', nodes.get_node_states),
-    (NODE + '/states/power', 'PUT', nodes.set_power_state),
-    (NODE + '/states/provision', 'PUT', nodes.set_provision_state),
-    (NODE + '/maintenance', 'PUT', nodes.set_maintenance),
-    (NODE + '/maintenance', 'DELETE', nodes.unset_maintenance),
+    Route('/v1/nodes', 'GET', nodes.list_nodes,
+          Doc('List nodes', 'nodes', 'NodeList', query=_LIST,
+              sort_keys=nodes.SORT_KEYS,
+              filters={**node_schemas.FILTERS, **_DETAIL})),
+    Route('/v1/nodes', 'POST', nodes.create_node,
+          Doc('Create a node', 'nodes', 'Node', status=201, body='NodeCreate',
+              errors=(409,), location=True, creates='node_ident')),
+    Route('/v1/nodes/detail', 'GET', nodes.list_nodes_detail,
+          Doc('List nodes with all their fields', 'nodes', 'NodeList',
+              query=_LIST, sort_keys=nodes.SORT_KEYS,
+              filters=node_schemas.FILTERS)),
+    Route(NODE, 'GET', nodes.get_node,
+          Doc('Show a node', 'nodes', 'Node', query=_FIELDS, errors=_MISSING)),
+    Route(NODE, 'PATCH', nodes.update_node,
+          Doc('Update a node (JSON Patch)', 'nodes', 'Node',
+              body='JSONPatch', errors=_WRITE)),
+    Route(NODE, 'DELETE', nodes.delete_node,
+          Doc('Delete a node', 'nodes', status=204, errors=_WRITE)),
+    Route(NODE + '/states', 'GET', nodes.get_node_states,
+          Doc('Show the states of a node', 'node states', 'NodeStates',
+              errors=_MISSING)),
+    Route(NODE + '/states/power', 'PUT', nodes.set_power_state,
+          Doc('Change the power state of a node', 'node states',
+              status=202, body='NodePowerState', errors=_WRITE,
+              location=True)),
+    Route(NODE + '/states/provision', 'PUT', nodes.set_provision_state,
+          Doc('Change the provision state of a node', 'node states',
+              status=202, body='NodeProvisionState', errors=_WRITE,
+              location=True)),
+    Route(NODE + '/maintenance', 'PUT', nodes.set_maintenance,
+          Doc('Put a node in maintenance', 'node states', status=202,
+              body='NodeMaintenance', body_required=False, errors=_WRITE,
+              filters=_REASON)),
+    Route(NODE + '/maintenance', 'DELETE', nodes.unset_maintenance,
+          Doc('Take a node out of maintenance', 'node states', status=202,
+              errors=_WRITE)),
 
-    (NODE + '/traits', 'GET', traits.list_traits),
-    (NODE + '/traits', 'PUT', traits.set_traits),
-    (NODE + '/traits', 'DELETE', traits.remove_all_traits),
-    (NODE + '/traits/<trait>', 'PUT', traits.add_trait),
-    (NODE + '/traits/<trait>', 'DELETE', traits.remove_trait),
+    Route(NODE + '/traits', 'GET', traits.list_traits,
+          Doc('List the traits of a node', 'traits', 'Traits',
+              errors=_MISSING)),
+    Route(NODE + '/traits', 'PUT', traits.set_traits,
+          Doc('Replace the traits of a node', 'traits', status=204,
+              body='NodeTraits', errors=_WRITE, location=True)),
+    Route(NODE + '/traits', 'DELETE', traits.remove_all_traits,
+          Doc('Remove all traits of a node', 'traits', status=204,
+              errors=_WRITE)),
+    Route(NODE + '/traits/<trait>', 'PUT', traits.add_trait,
+          Doc('Add a trait to a node', 'traits', status=204, errors=_WRITE,
+              location=True)),
+    Route(NODE + '/traits/<trait>', 'DELETE', traits.remove_trait,
+          Doc('Remove a trait from a node', 'traits', status=204,
+              errors=_WRITE)),
 
-    (NODE + '/params', 'GET', node_params.get_node_params),
-    (NODE + '/params', 'PUT', node_params.set_node_params),
-    (NODE + '/params', 'PATCH', node_params.update_node_params),
+    Route(NODE + '/params', 'GET', node_params.get_node_params,
+          Doc('Show the params of a node', 'params', 'Params',
+              filters=pool_schemas.PARAMS_QUERY, errors=_MISSING)),
+    Route(NODE + '/params', 'PUT', node_params.set_node_params,
+          Doc('Replace the params of a node', 'params', 'Params',
+              body='NodeParams', errors=_WRITE)),
+    Route(NODE + '/params', 'PATCH', node_params.update_node_params,
+          Doc('Change the params of a node (JSON Patch)', 'params',
+              'Params', body='JSONPatch', errors=_WRITE)),
 
-    (NODE + '/allocation', 'GET', allocations.get_node_allocation),
-    (NODE + '/allocation', 'DELETE', allocations.delete_node_allocation),
-    ('/v1/allocations', 'GET', allocations.list_allocations),
-    ('/v1/allocations', 'POST', allocations.create_allocation),
-    (ALLOCATION, 'GET', allocations.get_allocation),
-    (ALLOCATION, 'PATCH', allocations.update_allocation),
-    (ALLOCATION, 'DELETE', allocations.delete_allocation),
+    Route(NODE + '/allocation', 'GET', allocations.get_node_allocation,
+          Doc('Show the allocation of a node', 'allocations', 'Allocation',
+              query=_FIELDS, errors=_MISSING)),
+    Route(NODE + '/allocation', 'DELETE', allocations.delete_node_allocation,
+          Doc('Delete the allocation of a node', 'allocations', status=204,
+              errors=_WRITE)),
+    Route('/v1/allocations', 'GET', allocations.list_allocations,
+          Doc('List allocations', 'allocations', 'AllocationList',
+              query=_LIST, sort_keys=allocations.SORT_KEYS,
+              filters=allocation_schemas.FILTERS, errors=_MISSING)),
+    Route('/v1/allocations', 'POST', allocations.create_allocation,
+          Doc('Create an allocation, or backfill one', 'allocations',
+              'Allocation', status=201, body='AllocationCreate', errors=_WRITE,
+              location=True, creates='allocation_ident')),
+    Route(ALLOCATION, 'GET', allocations.get_allocation,
+          Doc('Show an allocation', 'allocations', 'Allocation',
+              query=_FIELDS, errors=_MISSING)),
+    Route(ALLOCATION, 'PATCH', allocations.update_allocation,
+          Doc('Update an allocation (JSON Patch)', 'allocations',
+              'Allocation', body='JSONPatch', errors=(404, 405, 409))),
+    Route(ALLOCATION, 'DELETE', allocations.delete_allocation,
+          Doc('Delete an allocation', 'allocations', status=204,
+              errors=_WRITE)),
 
-    ('/v1/conductors', 'GET', conductors.list_conductors),
-    ('/v1/conductors/<hostname>', 'GET', conductors.get_conductor),
+    Route('/v1/conductors', 'GET', conductors.list_conductors,
+          Doc('List conductors', 'conductors', 'ConductorList',
+              query=_FIELDS, filters=_DETAIL, errors=_MISSING)),
+    Route('/v1/conductors/<hostname>', 'GET', conductors.get_conductor,
+          Doc('Show a conductor', 'conductors', 'Conductor', query=_FIELDS,
+              errors=_MISSING)),
 
-    ('/v1/pools', 'GET', pools.list_pools),
-    ('/v1/pools', 'POST', pools.create_pool),
-    (POOL, 'GET', pools.get_pool),
-    (POOL, 'PATCH', pools.update_pool),
-    (POOL, 'DELETE', pools.delete_pool),
-    (POOL + '/status', 'GET', pools.get_pool_status),
-    (POOL + '/addMachines', 'POST', pool_actions.add_machines),
-    (POOL + '/removeMachines', 'POST', pool_actions.remove_machines),
-    (POOL + '/allocateMachines', 'POST', pool_actions.allocate_machines),
-    (POOL + '/returnMachines', 'POST', pool_actions.return_machines),
-    (NODE + '/returnToPool', 'POST', pool_actions.return_to_pool),
-    ('/v1/profiles', 'GET', profiles.list_profiles),
-    ('/v1/profiles', 'POST', profiles.create_profile),
-    (PROFILE, 'GET', profiles.get_profile),
-    (PROFILE, 'PATCH', profiles.update_profile),
-    (PROFILE, 'DELETE', profiles.delete_profile),
-    ('/v1/workflows', 'GET', workflows.list_workflows),
-    ('/v1/workflows', 'POST', workflows.create_workflow),
-    (WORKFLOW, 'GET', workflows.get_workflow),
-    (WORKFLOW, 'PATCH', workflows.update_workflow),
-    (WORKFLOW, 'DELETE', workflows.delete_workflow),
+    Route('/v1/pools', 'GET', pools.list_pools,
+          Doc('List pools', 'pools', 'PoolList')),
+    Route('/v1/pools', 'POST', pools.create_pool,
+          Doc('Create a pool', 'pools', 'Pool', status=201, body='PoolCreate',
+              errors=_WRITE, location=True)),
+    Route(POOL, 'GET', pools.get_pool,
+          Doc('Show a pool', 'pools', 'Pool', errors=_MISSING)),
+    Route(POOL, 'PATCH', pools.update_pool,
+          Doc('Update a pool (JSON Patch)', 'pools', 'Pool',
+              body='JSONPatch', errors=_MISSING)),
+    Route(POOL, 'DELETE', pools.delete_pool,
+          Doc('Delete a pool', 'pools', status=204, errors=_WRITE)),
+    Route(POOL + '/status', 'GET', pools.get_pool_status,
+          Doc('Count the members of a pool per status', 'pools',
+              'PoolStatus', errors=_MISSING)),
+    Route(POOL + '/addMachines', 'POST', pool_actions.add_machines,
+          Doc('Move Free nodes of the parent pool into a pool '
+              '(addMachines)', **_POOL_ACTION)),
+    Route(POOL + '/removeMachines', 'POST', pool_actions.remove_machines,
+          Doc('Move Free nodes of a pool to its parent pool '
+              '(removeMachines)', **_POOL_ACTION)),
+    Route(POOL + '/allocateMachines', 'POST', pool_actions.allocate_machines,
+          Doc('Allocate nodes of a pool in one transaction '
+              '(allocateMachines)', **_POOL_ACTION)),
+    Route(POOL + '/returnMachines', 'POST', pool_actions.return_machines,
+          Doc('Return allocated nodes to their pool (returnMachines)',
+              **_POOL_ACTION)),
+    Route(NODE + '/returnToPool', 'POST', pool_actions.return_to_pool,
+          Doc('Return one node to its pool (returnToPool)', **_POOL_ACTION)),
+
+    Route('/v1/profiles', 'GET', profiles.list_profiles,
+          Doc('List profiles', 'profiles', 'ProfileList')),
+    Route('/v1/profiles', 'POST', profiles.create_profile,
+          Doc('Create a profile', 'profiles', 'Profile', status=201,
+              body='ProfileCreate', errors=_WRITE, location=True)),
+    Route(PROFILE, 'GET', profiles.get_profile,
+          Doc('Show a profile', 'profiles', 'Profile', errors=_MISSING)),
+    Route(PROFILE, 'PATCH', profiles.update_profile,
+          Doc('Update a profile (JSON Patch)', 'profiles', 'Profile',
+              body='JSONPatch', errors=_MISSING)),
+    Route(PROFILE, 'DELETE', profiles.delete_profile,
+          Doc('Delete a profile', 'profiles', status=204, errors=_WRITE)),
+
+    Route('/v1/workflows', 'GET', workflows.list_workflows,
+          Doc('List workflows', 'workflows', 'WorkflowList')),
+    Route('/v1/workflows', 'POST', workflows.create_workflow,
+          Doc('Create a workflow', 'workflows', 'Workflow', status=201,
+              body='WorkflowCreate', errors=_WRITE, location=True)),
+    Route(WORKFLOW, 'GET', workflows.get_workflow,
+          Doc('Show a workflow', 'workflows', 'Workflow', errors=_MISSING)),
+    Route(WORKFLOW, 'PATCH', workflows.update_workflow,
+          Doc('Update a workflow (JSON Patch)', 'workflows', 'Workflow',
+              body='JSONPatch', errors=_MISSING)),
+    Route(WORKFLOW, 'DELETE', workflows.delete_workflow,
+          Doc('Delete a workflow', 'workflows', status=204, errors=_WRITE)),
 ]
 
 
 def register(app) -> None:
-    for rule, method, handler in ROUTES:
+    """Serve every route, and keep the table for the OpenAPI document."""
+    app.config['ROUTES'] = ROUTES
+    for route in ROUTES:
         app.add_url_rule(
-            rule, endpoint='%s %s' % (method, rule), view_func=handler,
-            methods=[method])
+            route.rule, endpoint='%s %s' % (route.method, route.rule),
+            view_func=route.handler, methods=[route.method])

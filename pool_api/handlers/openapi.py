@@ -6,4 +6,5 @@ from pool_api import openapi
 
 
 def get_openapi():
-    return flask.jsonify(openapi.build(links.base_url()))
+    routes = flask.current_app.config['ROUTES']
+    return flask.jsonify(openapi.build(routes, links.base_url()))

@@ -103,7 +103,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.document = openapi.build()
+        self.document = openapi.build(routes.ROUTES)
 
     def test_valid_openapi_31(self):
         self.assertEqual('3.1.0', self.document['openapi'])
@@ -137,15 +137,28 @@ class OpenAPIDocumentTestCase(base.APITestCase):
         documented = {(path, method)
                       for path, item in self.document['paths'].items()
                       for method in item}
-        for rule, method, handler in routes.ROUTES:
-            path, params = openapi.openapi_path(rule)
-            self.assertIn((path, method.lower()), documented, rule)
-            operation = self.document['paths'][path][method.lower()]
-            self.assertEqual(handler.__name__, operation['operationId'])
+        tags = {tag['name'] for tag in self.document['tags']}
+        for route in routes.ROUTES:
+            where = '%s %s' % (route.method, route.rule)
+            self.assertIsInstance(route.doc, openapi.Doc, where)
+            self.assertTrue(route.doc.summary, where)
+            self.assertIn(route.doc.tag, tags, where)
+            path, params = openapi.openapi_path(route.rule)
+            self.assertIn((path, route.method.lower()), documented, where)
+            operation = self.document['paths'][path][route.method.lower()]
+            self.assertEqual(route.handler.__name__, operation['operationId'])
             path_params = [p['name'] for p in operation.get('parameters', ())
                            if p.get('in') == 'path']
             self.assertEqual(params, path_params)
         self.assertEqual(len(routes.ROUTES), len(documented))
+
+    def test_undocumented_route_is_refused(self):
+        route = routes.Route('/v1/nodes/<node_ident>/bios', 'GET',
+                             node_handlers.get_node, None)
+        self.assertRaisesRegex(ValueError,
+                               'GET /v1/nodes/<node_ident>/bios has no '
+                               'documentation',
+                               openapi.build, [*routes.ROUTES, route])
 
     def test_operation_ids_are_unique(self):
         ids = [op['operationId'] for item in self.document['paths'].values()
@@ -296,7 +309,7 @@ class OpenAPIResponsesTestCase(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.checker = OpenAPIChecker(openapi.build())
+        self.checker = OpenAPIChecker(openapi.build(routes.ROUTES))
 
     def call(self, method, path, body=None, status=None, **kw):
         resp = self.request(method, path, body, **kw)
@@ -487,7 +500,7 @@ class OpenAPIResponsesTestCase(base.APITestCase):
         self.checker.check('GET', openapi.PATH, resp)
 
     def test_security_schemes_and_auth_errors(self):
-        document = openapi.build()
+        document = openapi.build(routes.ROUTES)
         self.assertEqual({'keystoneToken', 'httpBasic'},
                          set(document['components']['securitySchemes']))
         for path, item in document['paths'].items():

@@ -199,7 +199,7 @@ class TestPolicyTable(PolicyTestCase):
 
     def test_every_route_is_in_the_table(self):
         tested = {(m, p) for m, p, _b, _e in CASES}
-        for rule, method, _handler in routes.ROUTES:
+        for rule, method, _handler, _doc in routes.ROUTES:
             path = _placeholders(rule.replace('<node_ident>', '{node}'))
             alternatives = {path, path.replace('{node}', '{used}'),
                             path.replace('CUSTOM_T', 'CUSTOM_B')}
@@ -209,7 +209,7 @@ class TestPolicyTable(PolicyTestCase):
 
     def test_every_route_authorizes(self):
         public = {('GET', p) for p in auth.PUBLIC_PATHS}
-        for rule, method, _handler in routes.ROUTES:
+        for rule, method, _handler, _doc in routes.ROUTES:
             if (method, rule) in public:
                 continue
             url = _placeholders(rule.replace('<node_ident>', '{used}'))

@@ -1,0 +1,226 @@
+"""Response schemas of the API, by their name in the OpenAPI document.
+
+They follow the handlers' representations: which fields a node or an
+allocation has depends on the microversion and on the ``fields``
+parameter, so only ``links`` is required of them, and no other field may
+appear.
+"""
+from pool_api.handlers import nodes as node_handlers
+from pool_api import microversion
+from pool_api.schemas import pools as pool_schemas
+from pool_conductor import states
+
+
+def _ref(name: str) -> dict:
+    return {'$ref': '#/components/schemas/%s' % name}
+
+
+def _object(properties: dict, required=(), description=None) -> dict:
+    schema = {'type': 'object', 'properties': properties,
+              'required': list(required), 'additionalProperties': False}
+    if description:
+        schema['description'] = description
+    return schema
+
+
+STRING = {'type': 'string'}
+_NULLABLE_STRING = {'type': ['string', 'null']}
+_TIMESTAMP = {'type': 'string', 'format': 'date-time'}
+_NULLABLE_TIMESTAMP = {'type': ['string', 'null'], 'format': 'date-time'}
+_OBJECT = {'type': 'object'}
+_STRINGS = {'type': 'array', 'items': STRING}
+_BOOLEAN = {'type': 'boolean'}
+_LINKS = {'type': 'array', 'items': _ref('Link')}
+
+NODE_FIELDS = {
+    'uuid': STRING,
+    'name': _NULLABLE_STRING,
+    'description': _NULLABLE_STRING,
+    'driver': STRING,
+    'resource_class': _NULLABLE_STRING,
+    'traits': _STRINGS,
+    'properties': _OBJECT,
+    'extra': _OBJECT,
+    'instance_info': _OBJECT,
+    'driver_info': _OBJECT,
+    'instance_uuid': _NULLABLE_STRING,
+    'allocation_uuid': _NULLABLE_STRING,
+    'provision_state': _NULLABLE_STRING,
+    'target_provision_state': _NULLABLE_STRING,
+    'provision_updated_at': _NULLABLE_TIMESTAMP,
+    'power_state': _NULLABLE_STRING,
+    'target_power_state': _NULLABLE_STRING,
+    'maintenance': _BOOLEAN,
+    'maintenance_reason': _NULLABLE_STRING,
+    'owner': _NULLABLE_STRING,
+    'lessee': _NULLABLE_STRING,
+    'reservation': _NULLABLE_STRING,
+    'last_error': _NULLABLE_STRING,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'pool': STRING,
+    'pool_status': {'type': 'string', 'enum': list(states.POOL_STATUSES)},
+    'pool_allocated': _BOOLEAN,
+    'params': _OBJECT,
+    'profiles': _STRINGS,
+    'workflow': _NULLABLE_STRING,
+    'stage': _NULLABLE_STRING,
+    'runnable': _BOOLEAN,
+    'links': _LINKS,
+}
+
+ALLOCATION_FIELDS = {
+    'uuid': STRING,
+    'name': _NULLABLE_STRING,
+    'node_uuid': _NULLABLE_STRING,
+    'state': {'type': 'string', 'enum': list(states.ALLOCATION_STATES)},
+    'last_error': _NULLABLE_STRING,
+    'resource_class': _NULLABLE_STRING,
+    'traits': _STRINGS,
+    'candidate_nodes': _STRINGS,
+    'extra': _OBJECT,
+    'owner': _NULLABLE_STRING,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
+CONDUCTOR_FIELDS = {
+    'hostname': STRING,
+    'conductor_group': STRING,
+    'alive': _BOOLEAN,
+    'drivers': _STRINGS,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
+_ACTIONS = pool_schemas.TRANSITION_ACTIONS
+POOL_FIELDS = {
+    'name': STRING,
+    'description': _NULLABLE_STRING,
+    'documentation': _NULLABLE_STRING,
+    'parent_pool': _NULLABLE_STRING,
+    **dict.fromkeys(pool_schemas.ACTION_SETS, _ACTIONS),
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+_NAMED_COMMON = {'name': STRING, 'description': _NULLABLE_STRING}
+_NAMED_TAIL = {'created_at': _TIMESTAMP, 'updated_at': _NULLABLE_TIMESTAMP,
+               'links': _LINKS}
+PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT, **_NAMED_TAIL}
+WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
+
+
+def _named(fields: dict, collection: str, item: str) -> dict:
+    return {item: _object(fields, required=tuple(fields)),
+            item + 'List': _object({
+                collection: {'type': 'array', 'items': _ref(item)},
+            }, required=(collection,))}
+
+
+_VERSION = _object({
+    'id': STRING,
+    'links': _LINKS,
+    'status': STRING,
+    'min_version': STRING,
+    'version': STRING,
+}, required=('id', 'links', 'status', 'min_version', 'version'))
+_MEDIA_TYPE = _object({'base': STRING, 'type': STRING},
+                      required=('base', 'type'))
+_FAULT = _object({'faultcode': {'type': 'string',
+                                'enum': ['Client', 'Server']},
+                  'faultstring': STRING,
+                  'debuginfo': _NULLABLE_STRING},
+                 required=('faultcode', 'faultstring', 'debuginfo'))
+
+SCHEMAS = {
+    'Link': _object({'href': STRING, 'rel': STRING, 'type': STRING},
+                    required=('href', 'rel')),
+    'Version': _VERSION,
+    'Root': _object({
+        'name': STRING,
+        'description': STRING,
+        'default_version': _ref('Version'),
+        'versions': {'type': 'array', 'items': _ref('Version')},
+    }, required=('name', 'description', 'default_version', 'versions')),
+    'V1': _object({
+        'id': STRING,
+        'links': _LINKS,
+        'media_types': {'type': 'array', 'items': _MEDIA_TYPE},
+        'nodes': _LINKS,
+        'allocations': _LINKS,
+        'version': _ref('Version'),
+    }, required=('id', 'links', 'media_types', 'nodes', 'version'),
+        description='allocations appears from version 1.%d on.'
+                    % microversion.ALLOCATIONS),
+    'Node': _object(
+        NODE_FIELDS, required=('links',),
+        description='A node. Which fields it has depends on the '
+                    'requested version and the fields parameter; '
+                    'links are always there.'),
+    'NodeList': _object({
+        'nodes': {'type': 'array', 'items': _ref('Node')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('nodes',)),
+    'NodeStates': _object({
+        'console_enabled': _BOOLEAN,
+        'last_error': _NULLABLE_STRING,
+        'power_state': _NULLABLE_STRING,
+        'provision_state': _NULLABLE_STRING,
+        'provision_updated_at': _NULLABLE_TIMESTAMP,
+        'target_power_state': _NULLABLE_STRING,
+        'target_provision_state': _NULLABLE_STRING,
+        'raid_config': _OBJECT,
+        'target_raid_config': _OBJECT,
+    }, required=('console_enabled', 'last_error', 'power_state',
+                 'provision_state', 'provision_updated_at',
+                 'target_power_state', 'target_provision_state'),
+        description='raid_config and target_raid_config appear from '
+                    'version 1.%d on.' % node_handlers.RAID_CONFIG),
+    'Traits': _object({'traits': _STRINGS}, required=('traits',)),
+    'Allocation': _object(
+        ALLOCATION_FIELDS, required=('links',),
+        description='An allocation. Which fields it has depends on the '
+                    'requested version and the fields parameter; links '
+                    'are always there.'),
+    'AllocationList': _object({
+        'allocations': {'type': 'array', 'items': _ref('Allocation')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('allocations',)),
+    'Conductor': _object(
+        CONDUCTOR_FIELDS, required=('links',),
+        description='A conductor; alive when it is online and its last '
+                    'heartbeat is recent.'),
+    'ConductorList': _object({
+        'conductors': {'type': 'array', 'items': _ref('Conductor')},
+    }, required=('conductors',)),
+    'Error': _object({
+        'error_message': {
+            'type': 'string',
+            'description': 'A JSON document (a fault) in a string, as '
+                           'Ironic sends it.',
+            'contentMediaType': 'application/json',
+            'contentSchema': _FAULT,
+        },
+    }, required=('error_message',)),
+    **_named(POOL_FIELDS, 'pools', 'Pool'),
+    **_named(PROFILE_FIELDS, 'profiles', 'Profile'),
+    **_named(WORKFLOW_FIELDS, 'workflows', 'Workflow'),
+    'PoolStatus': _object({
+        'name': STRING,
+        'total': {'type': 'integer'},
+        'statuses': _object(
+            dict.fromkeys(states.POOL_STATUSES, {'type': 'integer'}),
+            required=states.POOL_STATUSES),
+    }, required=('name', 'total', 'statuses')),
+    'Params': _OBJECT,
+    'PoolActionResults': {'type': 'array', 'items': _object({
+        'status': STRING, 'allocated': _BOOLEAN,
+        'name': _NULLABLE_STRING, 'uuid': STRING},
+        required=('status', 'allocated', 'name', 'uuid'))},
+    'OpenAPI': {'type': 'object', 'required': ['openapi', 'info', 'paths']},
+}
