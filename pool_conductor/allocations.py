@@ -1,4 +1,11 @@
-"""The conductor's allocation worker: reserves nodes for allocations."""
+"""Allocations: the conductor's algorithm and worker, backfill, deletion.
+
+As Ironic's conductor/allocations.py: the conductor filters the free nodes
+of the allocation's pool in the database, starts from a random node so
+that concurrent workers spread over the fleet, locks one (SKIP LOCKED
+where the backend has it) and gives it to the allocation through the one
+binding writer; no matching node is an error recorded on the allocation.
+"""
 import collections
 import random
 import threading
@@ -7,18 +14,343 @@ import time
 import futurist
 from oslo_db import exception as db_exc
 from oslo_log import log
+from oslo_utils import uuidutils
 
+from pool_conductor import binding
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
+from pool_conductor import exception
+from pool_conductor import retry
+from pool_conductor import states
 
 LOG = log.getLogger(__name__)
+
+# What reserve_node() tells its caller.
+RESERVED = 'reserved'     # a node was reserved, the allocation is active
+FAILED = 'failed'         # no node matches: the allocation is in error
+BUSY = 'busy'             # matching nodes exist but all are locked now
+GONE = 'gone'             # deleted, finished, or handled by another host
 
 # How long a cached highest node id is used to pick random start points.
 _MAX_ID_TTL = 5.0
 # Backoff while every matching node is locked by another transaction.
 _BUSY_SLEEP_MIN = 0.005
 _BUSY_SLEEP_MAX = 0.25
+
+
+def pool_of(alloc) -> str:
+    """The pool an allocation takes a node from: the one it names (POST
+    /v1/allocations with a pool records it in extra), else the default
+    pool."""
+    return (alloc.extra or {}).get('pool') or models.DEFAULT_POOL
+
+
+def _describe(alloc) -> str:
+    parts = ['resource class %s' % alloc.resource_class]
+    if alloc.traits:
+        parts.append('traits %s' % ', '.join(alloc.traits))
+    if alloc.candidate_nodes:
+        parts.append('candidate nodes %s' % ', '.join(alloc.candidate_nodes))
+    if alloc.owner:
+        parts.append('owner %s' % alloc.owner)
+    return '%s in pool %s' % (' and '.join(parts), pool_of(alloc))
+
+
+def _pivot(max_node_id: int) -> int:
+    return random.randint(0, max_node_id) if max_node_id > 0 else 0
+
+
+def _claim(conn, alloc, pivot: int, count: int = 1,
+           exclude=()) -> list:
+    """Lock up to count free nodes matching alloc.
+
+    The search starts at a random node id (pivot) and wraps around, so that
+    concurrent workers spread over the fleet instead of queueing on the
+    same rows, and every probe is an index range scan.
+    """
+    pool = pool_of(alloc)
+    rows = allocations_db.free_nodes(conn, alloc, pool,
+                                     allocations_db.FROM_PIVOT, count,
+                                     pivot=pivot, exclude=exclude)
+    if len(rows) < count and pivot > 0:
+        rows += allocations_db.free_nodes(
+            conn, alloc, pool, allocations_db.BEFORE_PIVOT,
+            count - len(rows), pivot=pivot, exclude=exclude)
+    return rows
+
+
+def _named(conn, alloc, exclude=()) -> list:
+    """The free node named as the allocation, which it takes first."""
+    if not alloc.name:
+        return []
+    return allocations_db.free_nodes(conn, alloc, pool_of(alloc),
+                                     allocations_db.BY_NAME,
+                                     exclude=exclude)
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _give(conn, pairs: list, host: str) -> None:
+    """Give locked free nodes to allocations through the binding writer
+    and make the allocations active; roll back if anything changed."""
+    grants = [binding.Grant(node=row, instance_uuid=alloc.uuid,
+                            allocation_id=alloc.id,
+                            traits=tuple(alloc.traits or ()))
+              for alloc, row in pairs]
+    if not binding.claim(conn, grants, *binding_db.NODE_IS_FREE):
+        raise _Rollback(BUSY)
+    if binding_db.activate_allocations(
+            conn, {a.id: r.id for a, r in pairs}, host) != len(pairs):
+        raise _Rollback(GONE)
+
+
+def reserve_node(context, alloc_id: int, host: str,
+                 max_node_id: int) -> str:
+    """Run the allocation algorithm for one allocation in one transaction.
+
+    A node named as the allocation is preferred, then free nodes of the
+    allocation's pool from a random start. Every write is guarded by the
+    allocation still being allocating on this host.
+
+    :returns: RESERVED, FAILED (recorded as error on the allocation), BUSY
+        (all matching nodes are locked by other transactions: retry), or
+        GONE (the allocation is not this host's to process any more).
+    """
+    try:
+        with db_api.writer_connection(context) as conn:
+            allocs = allocations_db.to_process(conn, [alloc_id], host)
+            if not allocs:
+                return GONE
+            alloc = allocs[0]
+            rows = _named(conn, alloc) or _claim(conn, alloc,
+                                                 _pivot(max_node_id))
+            if not rows:
+                if allocations_db.free_nodes(conn, alloc, pool_of(alloc),
+                                             allocations_db.ANYWHERE,
+                                             lock=False):
+                    return BUSY
+                allocations_db.fail(conn, alloc_id, host,
+                                    'No available nodes found with %s'
+                                    % _describe(alloc))
+                return FAILED
+            _give(conn, [(alloc, rows[0])], host)
+            return RESERVED
+    except _Rollback as exc:
+        return exc.args[0]
+    except db_exc.DBDuplicateEntry:
+        # A node was given this allocation's UUID as instance_uuid
+        # meanwhile.
+        recorded = allocations_db.set_error(
+            context, alloc_id, host,
+            "A node already has this allocation's UUID as its "
+            "instance_uuid")
+        return FAILED if recorded else GONE
+
+
+def _criteria(alloc) -> tuple:
+    return (alloc.resource_class, tuple(alloc.traits or ()),
+            tuple(alloc.candidate_nodes or ()), alloc.owner, pool_of(alloc))
+
+
+def reserve_nodes(context, alloc_ids: list[int], host: str,
+                  max_node_id: int) -> set[int]:
+    """Reserve nodes for several allocations in one transaction.
+
+    An allocation named as a free node takes that node first; the others
+    share, by what they ask for, one claim of as many free nodes (SKIP
+    LOCKED, from a random start); the binding writer gives them all with
+    one statement, so a batch costs a handful of round trips whatever its
+    size. Allocations that find no node here or that changed meanwhile
+    are left out: reserve_node() handles each of those on its own.
+
+    :returns: the ids of the allocations that are active now.
+    """
+    try:
+        with db_api.writer_connection(context) as conn:
+            pairs = []
+            groups: dict[tuple, list] = {}
+            for alloc in allocations_db.to_process(conn, alloc_ids, host):
+                if not alloc.name:
+                    groups.setdefault(_criteria(alloc), []).append(alloc)
+                    continue
+                # The node named as the allocation goes first, before
+                # another allocation of the batch takes it.
+                named = _named(conn, alloc, [r.id for _, r in pairs])
+                if named:
+                    pairs.append((alloc, named[0]))
+            for group in groups.values():
+                rows = _claim(conn, group[0], _pivot(max_node_id),
+                              len(group), exclude=[r.id for _, r in pairs])
+                # Fewer nodes than allocations: the rest get none here.
+                pairs.extend(zip(group, rows, strict=False))
+            if pairs:
+                _give(conn, pairs, host)
+            return {alloc.id for alloc, _ in pairs}
+    except (_Rollback, db_exc.DBDuplicateEntry, db_exc.DBDeadlock):
+        return set()
+
+
+def create(context, values: dict, rpcapi, pool: str | None = None,
+           node=None, candidates=(), project: str | None = None
+           ) -> models.Allocation:
+    """Create an allocation and hand it to a conductor, or backfill one
+    for node.
+
+    An allocation takes a node of its pool: the one it names, else the
+    default pool, so that pools partition the fleet for Ironic clients
+    too. It is recorded in extra, where clients see it.
+
+    :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
+    :param project: the project whose nodes the candidates must be.
+    :raises: ObjectNotFound for a pool, Invalid without a resource
+        class, InvalidParameterValue for a candidate node that does not
+        exist or is in another pool, NoValidHost, what backfill() and
+        create_allocation raise.
+    """
+    values = dict(values)
+    if pool:
+        pools_db.get(context, models.Pool, pool)
+        values['extra'] = {**values.get('extra', {}), 'pool': pool}
+    if node is not None:
+        return backfill(context, values, node)
+    if not values.get('resource_class'):
+        raise exception.Invalid('The resource_class field is mandatory when '
+                                'not backfilling.')
+    if candidates:
+        try:
+            uuids = nodes_db.get_node_uuids(context, candidates,
+                                            project=project)
+        except exception.NodeNotFound as exc:
+            raise exception.InvalidParameterValue(err=exc.message) from None
+        values['candidate_nodes'] = list(dict.fromkeys(uuids[c]
+                                                       for c in candidates))
+        wanted = pool or models.DEFAULT_POOL
+        elsewhere = {u: p for u, p in nodes_db.pools_of(
+            context, values['candidate_nodes']).items() if p != wanted}
+        if elsewhere:
+            raise exception.InvalidParameterValue(
+                err='Candidate nodes must be in pool %s, the pool of the '
+                    'allocation: %s.' % (wanted, ', '.join(
+                        '%s is in pool %s' % item
+                        for item in sorted(elsewhere.items()))))
+    host = rpcapi.pick_conductor(context)
+    values.update(state=states.ALLOCATING, conductor_affinity=host)
+    alloc = allocations_db.create_allocation(context, values)
+    rpcapi.create_allocation(context, alloc.id, host)
+    return alloc
+
+
+def backfill(context, values: dict, node) -> models.Allocation:
+    """Create an active allocation for a node that is already deployed
+    (Ironic's backfilling), giving the node to it through the binding
+    writer.
+
+    :param node: the node, as read before (a compare-and-swap on its
+        generation).
+    :raises: InvalidParameterValue if the node does not match the request,
+        NodeAssociated, AllocationAlreadyExists, AllocationDuplicateName,
+        ConcurrentUpdate
+    """
+    values = dict(values)
+    errors = []
+    if node.provision_state != states.ACTIVE:
+        errors.append('the node must be in the "active" state, but it is '
+                      'in "%s"' % node.provision_state)
+    if (values.get('resource_class')
+            and node.resource_class != values['resource_class']):
+        errors.append('its resource class %s does not match the requested '
+                      '%s' % (node.resource_class, values['resource_class']))
+    missing = set(values.get('traits') or ()) - {t.trait
+                                                 for t in node.traits}
+    if missing:
+        errors.append('it lacks the requested traits %s'
+                      % ', '.join(sorted(missing)))
+    if values.get('owner') and values['owner'] not in (node.owner,
+                                                       node.lessee):
+        errors.append('it is not owned or leased by %s' % values['owner'])
+    pool = (values.get('extra') or {}).get('pool') or models.DEFAULT_POOL
+    if node.pool != pool:
+        errors.append('it is in pool %s, not in pool %s' % (node.pool, pool))
+    if errors:
+        raise exception.InvalidParameterValue(
+            err='Cannot backfill an allocation for node %s: %s.'
+                % (node.uuid, '; '.join(errors)))
+    if node.allocation_id:
+        raise exception.NodeAssociated(node=node.uuid,
+                                       instance=node.instance_uuid)
+    if node.instance_uuid:
+        if values.get('uuid') not in (None, node.instance_uuid):
+            raise exception.NodeAssociated(node=node.uuid,
+                                           instance=node.instance_uuid)
+        values['uuid'] = node.instance_uuid
+    elif node.pool_status != states.POOL_FREE:
+        raise exception.NodeInWrongState(
+            err='Cannot backfill an allocation for node %s: it is %s in '
+                'pool %s.' % (node.uuid, node.pool_status, node.pool))
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.update(node_id=node.id, resource_class=values.get(
+        'resource_class') or node.resource_class)
+    return retry.on_deadlock(_backfill, context, values, node)
+
+
+def _backfill(context, values: dict, node) -> models.Allocation:
+    try:
+        with db_api.writer_connection(context) as conn:
+            if allocations_db.instance_taken(conn, values['uuid'], node.id):
+                raise exception.AllocationAlreadyExists(uuid=values['uuid'])
+            alloc_id, = binding_db.insert_allocations(conn, [values])
+            current = binding_db.lock_nodes(conn, [node.id])
+            if not current or current[0].generation != node.generation:
+                raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
+            grant = binding.Grant(node=current[0],
+                                  instance_uuid=values['uuid'],
+                                  allocation_id=alloc_id)
+            # A node with an instance is in use already: it keeps its
+            # pool status and fields, and gets the allocation.
+            if current[0].instance_uuid:
+                binding_db.update_nodes(conn, {node.id: {
+                    'allocation_id': alloc_id}},
+                    generations={node.id: node.generation})
+            elif not binding.claim(conn, [grant],
+                                   generations={node.id: node.generation}):
+                raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
+    except db_exc.DBDuplicateEntry as exc:
+        allocations_db.raise_duplicate(exc, values)
+    return allocations_db.get_allocation_by_id(context, alloc_id)
+
+
+def destroy(context, ident: str) -> None:
+    """Delete an allocation (by UUID or name), releasing its node through
+    the binding writer, in one transaction.
+
+    :raises: AllocationNotFound, NodeInWrongState when the node is active
+        and not in maintenance, NodeLocked
+    """
+    retry.on_deadlock(_destroy, context, ident)
+
+
+def _destroy(context, ident: str) -> None:
+    with db_api.writer_connection(context) as conn:
+        current = allocations_db.find(conn, ident)
+        if current is None:
+            raise exception.AllocationNotFound(allocation=ident)
+        if current.node_id is not None:
+            # The node first, then the allocation: the lock order of
+            # every writer.
+            nodes = binding_db.lock_nodes(conn, [current.node_id])
+            if nodes and nodes[0].allocation_id == current.id:
+                binding.release(conn, nodes)
+                return
+        if allocations_db.lock(conn, current.id) is None:
+            raise exception.AllocationNotFound(allocation=ident)
+        allocations_db.delete(conn, current.id)
 
 
 class AllocationWorker:
@@ -117,7 +449,7 @@ class AllocationWorker:
         if len(allocation_ids) > 1:
             context = pool_context.get_admin_context()
             try:
-                served = allocations_db.reserve_nodes(
+                served = reserve_nodes(
                     context, allocation_ids, self.host,
                     self._max_node_id(context))
             except db_api.UNAVAILABLE_ERRORS as exc:
@@ -137,27 +469,24 @@ class AllocationWorker:
     def process(self, allocation_id: int) -> str | None:
         """Reserve a node for an allocation; never raises.
 
-        :returns: the outcome of allocations_db.reserve_node, or None when
+        :returns: the outcome of reserve_node(), or None when
             the database could not be reached (the allocation stays
             allocating and is retried later).
         """
         context = pool_context.get_admin_context()
-        sleep = _BUSY_SLEEP_MIN
+
+        def attempt() -> str:
+            try:
+                return reserve_node(context, allocation_id, self.host,
+                                    self._max_node_id(context))
+            except db_exc.DBDeadlock:
+                return BUSY
+
         try:
-            while True:
-                try:
-                    outcome = allocations_db.reserve_node(
-                        context, allocation_id, self.host,
-                        self._max_node_id(context))
-                except db_exc.DBDeadlock:
-                    outcome = allocations_db.BUSY
-                if outcome != allocations_db.BUSY:
-                    break
-                # Matching nodes exist but other transactions hold them;
-                # one of them commits soon, then we know whether a node is
-                # left for us.
-                time.sleep(sleep * (0.5 + random.random()))
-                sleep = min(sleep * 2, _BUSY_SLEEP_MAX)
+            # Matching nodes exist but other transactions hold them; one of
+            # them commits soon, then we know whether a node is left.
+            outcome = retry.while_result(attempt, BUSY, _BUSY_SLEEP_MIN,
+                                         _BUSY_SLEEP_MAX)
         except db_api.UNAVAILABLE_ERRORS as exc:
             LOG.warning('Database unreachable while processing allocation '
                         '%(id)s, it will be retried: %(exc)s',
@@ -173,7 +502,7 @@ class AllocationWorker:
             except Exception:
                 LOG.exception('Could not record the failure of allocation '
                               '%s; it will be retried', allocation_id)
-            return allocations_db.FAILED
+            return FAILED
         LOG.debug('Allocation %(id)s: %(outcome)s',
                   {'id': allocation_id, 'outcome': outcome})
         return outcome

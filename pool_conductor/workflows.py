@@ -1,9 +1,11 @@
 """The conductors' part in workflows: who drives which pool node, and how."""
 from oslo_log import log
 
+from pool_conductor import binding
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import workflows as workflows_db
 from pool_conductor import provisioners
 
@@ -50,8 +52,10 @@ def advance_nodes(context, host: str) -> int:
     provisioner = provisioners.get_provisioner()
     moved = 0
     for node in workflows_db.list_driven_nodes(context, host):
+        if not provisioner.due(node):
+            continue
         try:
-            moved += bool(provisioner.advance(context, node, host))
+            moved += _advance_locked(context, provisioner, node, host)
         except db_api.UNAVAILABLE_ERRORS as exc:
             LOG.warning('Database unreachable while moving node %(node)s '
                         'on; the next round tries again: %(exc)s',
@@ -60,7 +64,7 @@ def advance_nodes(context, host: str) -> int:
         except Exception as exc:
             LOG.exception('The provisioner failed on node %s', node.uuid)
             try:
-                workflows_db.move_node(context, node, host, {
+                binding.advance(context, node, host, {
                     'runnable': False,
                     'last_error': 'Unexpected error of the provisioner: %s'
                                   % exc})
@@ -68,6 +72,27 @@ def advance_nodes(context, host: str) -> int:
                 LOG.exception('Could not record the failure on node %s',
                               node.uuid)
     return moved
+
+
+def _advance_locked(context, provisioner, node, host: str) -> bool:
+    """Have the provisioner move a node on while this conductor holds the
+    node's lock, so that nothing else changes the node meanwhile; a node
+    locked by another is left for the next round.
+
+    :raises: what the provisioner raises (the lock is released).
+    """
+    if not nodes_db.reserve(context, node.id, host):
+        return False
+    try:
+        return bool(provisioner.advance(context, node, host))
+    finally:
+        try:
+            nodes_db.unreserve(context, node.id, host)
+        except Exception as exc:
+            # The lock stays until this conductor restarts or is declared
+            # dead; then it is released.
+            LOG.warning('Could not release the lock of node %(node)s: '
+                        '%(exc)s', {'node': node.uuid, 'exc': exc})
 
 
 def check_workflows(context, host: str) -> None:

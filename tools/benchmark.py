@@ -151,7 +151,7 @@ def pool_allocate(args) -> None:
     from pool_conductor.db import api as db_api
     from pool_conductor.db import migration
     from pool_conductor.db import models
-    from pool_conductor.db import pool_actions
+    from pool_conductor import pool_actions
     from pool_conductor.db import pools as pools_db
     from pool_conductor import filters
 
@@ -280,9 +280,10 @@ def _probe(engine, total: int) -> str:
     figures = []
     for shape, has_class, has_pool in (('class', True, False),
                                        ('pool', False, True)):
-        stmt = allocations_db._free_nodes_statement(
-            has_class, 0, False, False, has_pool,
-            allocations_db.FROM_PIVOT, True, False)
+        stmt = allocations_db.free_nodes_statement(allocations_db.Probe(
+            resource_class=has_class, traits=0, candidates=False,
+            owner=False, pool_index=has_pool,
+            where=allocations_db.FROM_PIVOT, lock=True, exclude=False))
         params = {'resource_class': 'rc-3', 'pool': 'default', 'count': 1}
         with engine.connect() as conn, conn.begin():
             started = time.monotonic()

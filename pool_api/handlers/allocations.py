@@ -9,10 +9,8 @@ from pool_api import render
 from pool_api.schemas import allocations as schema
 from pool_api.schemas import common
 from pool_api import validation
+from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
-from pool_conductor.db import models
-from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import states
 
@@ -117,43 +115,16 @@ def create_allocation():
     common.check_name(body.get('name'), 'allocation')
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_traits(body.get('traits'))
-    context = flask.g.context
     values = {k: body[k] for k in ('uuid', 'name', 'resource_class', 'extra',
                                    'owner') if body.get(k) is not None}
     values['traits'] = sorted(set(body.get('traits') or ()))
     if project is not None:
         values['owner'] = project
-
-    if body.get('pool'):
-        if body.get('node'):
-            raise exception.Invalid('Cannot backfill an allocation in a '
-                                    'pool; use node or pool, not both.')
-        pools_db.get(context, models.Pool, body['pool'])
-        # The conductor finds the pool in extra, where clients see it.
-        values['extra'] = {**values.get('extra', {}), 'pool': body['pool']}
-
-    if body.get('node'):
-        node = _node_for_request(body['node'])
-        return _created(allocations_db.backfill_allocation(context, values,
-                                                           node))
-
-    if not values.get('resource_class'):
-        raise exception.Invalid('The resource_class field is mandatory when '
-                                'not backfilling.')
-    candidates = body.get('candidate_nodes') or []
-    if candidates:
-        try:
-            uuids = nodes_db.get_node_uuids(context, candidates,
-                                            project=project)
-        except exception.NodeNotFound as exc:
-            raise exception.InvalidParameterValue(err=exc.message) from None
-        values['candidate_nodes'] = list(dict.fromkeys(uuids[c]
-                                                       for c in candidates))
-    rpcapi = flask.current_app.config['RPCAPI']
-    host = rpcapi.pick_conductor(context)
-    values.update(state=states.ALLOCATING, conductor_affinity=host)
-    alloc = allocations_db.create_allocation(context, values)
-    rpcapi.create_allocation(context, alloc.id, host)
+    node = _node_for_request(body['node']) if body.get('node') else None
+    alloc = allocations.create(
+        flask.g.context, values, flask.current_app.config['RPCAPI'],
+        pool=body.get('pool'), node=node,
+        candidates=body.get('candidate_nodes') or (), project=project)
     return _created(alloc)
 
 
@@ -228,7 +199,7 @@ def delete_allocation(allocation_ident):
     """Delete an allocation and release its node."""
     _require_allocations_api()
     alloc = _get_allocation(allocation_ident, 'baremetal:allocation:delete')
-    allocations_db.destroy_allocation(flask.g.context, alloc.uuid)
+    allocations.destroy(flask.g.context, alloc.uuid)
     return '', 204
 
 
@@ -257,5 +228,5 @@ def get_node_allocation(node_ident):
 def delete_node_allocation(node_ident):
     _require_allocations_api()
     alloc = _allocation_of_node(node_ident, 'baremetal:allocation:delete')
-    allocations_db.destroy_allocation(flask.g.context, alloc.uuid)
+    allocations.destroy(flask.g.context, alloc.uuid)
     return '', 204

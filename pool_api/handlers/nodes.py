@@ -9,13 +9,14 @@ from pool_api import render
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
+from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import pool_actions
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
+from pool_conductor import retry
 from pool_conductor import states
 
 # Versions of Ironic's API that introduced what only this module checks.
@@ -322,30 +323,33 @@ def update_node(node_ident):
     common.check_name(after['name'], 'node')
     common.check_uuid(after['instance_uuid'], 'instance_uuid')
     changed = validation.changes(before, after, patchable)
+    reported = {op['path'].split('/')[1] for op in patch} & {'stage',
+                                                             'runnable'}
+    if reported:
+        changed.update({f: after[f] for f in reported})
     if not changed:
         return flask.jsonify(before)
     check_pool_references(changed)
-    if 'stage' in changed or 'runnable' in changed:
-        # A stage or runnable report moves a waiting node on.
-        changed.update(pool_actions.progress(node, changed))
+    if reported:
+        # A stage or runnable report moves a waiting node on, a repeated
+        # one too.
+        changed.update(binding.progress(context, node, changed))
     if 'owner' in changed or 'lessee' in changed:
         policy.authorize('baremetal:node:update_owner')
-    if 'instance_uuid' in changed:
-        new_instance = changed.pop('instance_uuid')
-        if new_instance is None:
-            if node.allocation_id is not None:
-                node = nodes_db.release_instance(context, node, changed)
-                return flask.jsonify(to_dict(node))
-        elif node.allocation_id is not None:
-            raise exception.Invalid(
-                'Cannot set the instance_uuid of node %s: it has '
-                'allocation %s.' % (node.uuid, node.allocation_uuid))
-        elif node.instance_uuid is not None:
-            raise exception.NodeAssociated(node=node.uuid,
-                                           instance=node.instance_uuid)
-        changed['instance_uuid'] = new_instance
-    node = nodes_db.update_node(context, node, changed)
-    return flask.jsonify(to_dict(node))
+    if 'instance_uuid' not in changed:
+        node = retry.on_node_locked(nodes_db.update_node, context, node,
+                                    changed)
+        return flask.jsonify(to_dict(node))
+    instance = changed.pop('instance_uuid')
+    if instance is None:
+        binding.release_node(context, node, changed)
+    elif node.allocation_id is not None:
+        raise exception.Invalid(
+            'Cannot set the instance_uuid of node %s: it has allocation %s.'
+            % (node.uuid, node.allocation_uuid))
+    else:
+        binding.set_instance(context, node, instance, changed)
+    return flask.jsonify(to_dict(nodes_db.get_node_by_id(context, node.id)))
 
 
 def delete_node(node_ident):
@@ -363,7 +367,7 @@ def delete_node(node_ident):
                 '"%s", or set the node into maintenance mode.'
                 % (node.uuid, node.provision_state,
                    ', '.join(DELETE_ALLOWED_STATES)))
-    nodes_db.destroy_node(context, node)
+    binding.delete_node(context, node)
     return '', 204
 
 
@@ -404,7 +408,7 @@ def set_power_state(node_ident):
             err='Invalid power state "%s"; expected one of: %s.'
                 % (target, ', '.join(POWER_TARGETS)))
     context = flask.g.context
-    node = nodes_db.update_node(context, node, {
+    node = retry.on_node_locked(nodes_db.update_node, context, node, {
         'power_state': POWER_TARGETS[target], 'target_power_state': None})
     return _accepted(node)
 
@@ -445,9 +449,10 @@ def set_provision_state(node_ident):
         values['power_state'] = states.POWER_OFF
     if verb in RELEASING_VERBS:
         values['instance_info'] = {}
-        node = nodes_db.release_instance(context, node, values, force=True)
+    if verb in RELEASING_VERBS and (node.instance_uuid or node.allocation_id):
+        binding.release_node(context, node, values, force=True)
     else:
-        node = nodes_db.update_node(context, node, values)
+        retry.on_node_locked(nodes_db.update_node, context, node, values)
     return _accepted(node)
 
 
@@ -463,13 +468,13 @@ def set_maintenance(node_ident):
         reason = body.get('reason', reason)
     elif reason is not None:
         validation.validate(schema.MAINTENANCE, {'reason': reason})
-    nodes_db.update_node(flask.g.context, node, {
+    retry.on_node_locked(nodes_db.update_node, flask.g.context, node, {
         'maintenance': True, 'maintenance_reason': reason})
     return '', 202
 
 
 def unset_maintenance(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:clear_maintenance')
-    nodes_db.update_node(flask.g.context, node, {
+    retry.on_node_locked(nodes_db.update_node, flask.g.context, node, {
         'maintenance': False, 'maintenance_reason': None})
     return '', 202

@@ -9,15 +9,15 @@ from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.conf import CONF
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import pool_actions
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
+from pool_conductor import pool_actions
 from pool_conductor import states
 
 # How often a blocking action looks at its nodes.
 POLL_INTERVAL = 0.2
 WAIT_HEADER = 'X-Pool-Wait-Timeout'
-WAITING = (states.POOL_BUILDING, states.POOL_DESTROYING)
+WAITING = states.POOL_MOVING
 
 
 def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
@@ -54,8 +54,9 @@ def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
 
 
 def _wait(results: list[dict], body: dict) -> tuple[list[dict], int | None]:
-    """With blocking, wait for the set of nodes to leave Building or
-    Destroying; wait_timeout is for the whole set, capped by the server.
+    """With blocking, wait for the set of nodes to stop moving towards a
+    stage (Building, Destroying, Joining, Leaving); wait_timeout is for
+    the whole set, capped by the server.
 
     :returns: the results, nodes still waiting as "timeout", and the
         timeout applied (None when not blocking).

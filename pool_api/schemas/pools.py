@@ -23,6 +23,9 @@ TRANSITION_ACTIONS = {
         'remove_profiles': NAMES,
         'add_parameters': PARAMS,
         'remove_parameters': PARAM_NAMES,
+        # The stage the node must reach before the transition is over:
+        # Joining, Building, Destroying or Leaving until then.
+        'wait_for_stage': NULLABLE_NAME,
     },
     'additionalProperties': False,
 }

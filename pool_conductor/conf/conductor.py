@@ -42,6 +42,23 @@ opts = [
                     'Batches form only under load: a lone allocation is '
                     'processed at once. 1 processes every allocation on '
                     'its own.'),
+    cfg.IntOpt('deadlock_retries',
+               default=5,
+               min=0,
+               help='How many times a transaction that the database '
+                    'aborted to break a deadlock is run again before the '
+                    'request fails with 409 Conflict.'),
+    cfg.IntOpt('node_locked_retry_attempts',
+               default=3,
+               min=0,
+               help='How many times a change of a node that a conductor '
+                    'holds locked is tried again before it fails with 409 '
+                    'NodeLocked.'),
+    cfg.FloatOpt('node_locked_retry_interval',
+                 default=1.0,
+                 min=0,
+                 help='Seconds between two tries to change a locked '
+                      'node.'),
 ]
 
 

@@ -128,6 +128,10 @@ class Node(TimestampMixin, Base):
     # Building, Destroying or held in one of them.
     pool_conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
+    # The pool a Leaving (HoldLeave) node goes to once it reaches its
+    # stage.
+    pool_destination: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
     # When the node entered its current stage (or its workflow).
     stage_updated_at: orm.Mapped[datetime.datetime | None] = (
         orm.mapped_column(sa.DateTime))

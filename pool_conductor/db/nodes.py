@@ -5,10 +5,8 @@ import sqlalchemy as sa
 
 from pool_conductor.db import api
 from pool_conductor.db import models
-from pool_conductor.db import pool_actions
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
-from pool_conductor import states
 
 
 def _get(session, ident: str) -> models.Node:
@@ -38,7 +36,7 @@ def get_node_by_id(context, node_id: int) -> models.Node:
         return node
 
 
-def _raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
+def raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
     cols = api.duplicate_columns(exc)
     if 'name' in cols:
         raise exception.DuplicateName(name=values.get('name'))
@@ -63,7 +61,7 @@ def create_node(context, values: dict, traits=()) -> models.Node:
             session.add(node)
             session.flush()
     except db_exc.DBDuplicateEntry as exc:
-        _raise_duplicate(exc, values)
+        raise_duplicate(exc, values)
     return get_node_by_id(context, node.id)
 
 
@@ -104,6 +102,9 @@ def list_nodes(context, filters: dict, limit: int | None = None,
         return list(session.scalars(q))
 
 
+_BINDING = frozenset(('instance_uuid', 'allocation_id'))
+
+
 def update_node(context, node: models.Node, values: dict,
                 traits=None) -> models.Node:
     """Save changed fields of a node if nobody changed it meanwhile.
@@ -111,9 +112,15 @@ def update_node(context, node: models.Node, values: dict,
     The update is a compare-and-swap on the node's generation and on it
     not being locked by a conductor.
 
+    The fields that bind a node to its consumer are written by
+    pool_conductor.binding only.
+
     :raises: ConcurrentUpdate, NodeLocked, DuplicateName,
         InstanceAssociated
     """
+    if _BINDING.intersection(values):
+        raise ValueError('update_node() cannot change %s'
+                         % ', '.join(sorted(_BINDING.intersection(values))))
     values = dict(values)
     values['generation'] = node.generation + 1
     values['updated_at'] = api.utcnow()
@@ -140,7 +147,7 @@ def update_node(context, node: models.Node, values: dict,
             if traits is not None:
                 _replace_traits(session, node.id, traits)
     except db_exc.DBDuplicateEntry as exc:
-        _raise_duplicate(exc, {**values, 'uuid': node.uuid})
+        raise_duplicate(exc, {**values, 'uuid': node.uuid})
     return get_node_by_id(context, node.id)
 
 
@@ -173,47 +180,39 @@ def remove_trait(context, node: models.Node, trait: str) -> models.Node:
                        traits=[t for t in current if t != trait])
 
 
-def release_instance(context, node: models.Node, values: dict,
-                     force: bool = False) -> models.Node:
-    """Unset the instance of a node, deleting its allocation if it has one.
+def delete_node(conn, node_id: int) -> None:
+    """Delete a node, its traits and allocations that still name it."""
+    conn.execute(sa.delete(models.Allocation.__table__).where(
+        models.Allocation.__table__.c.node_id == node_id))
+    conn.execute(sa.delete(models.NodeTrait.__table__).where(
+        models.NodeTrait.__table__.c.node_id == node_id))
+    conn.execute(sa.delete(models.Node.__table__).where(
+        models.Node.__table__.c.id == node_id))
 
-    :param values: other fields to change in the same transaction.
-    :param force: skip the rule that an active node outside maintenance
-        keeps its allocation (used by the provision verbs that tear the
-        node down).
-    :raises: NodeInWrongState, ConcurrentUpdate, NodeLocked
+
+_NODES = models.Node.__table__
+
+
+def reserve(context, node_id: int, host: str) -> bool:
+    """Lock a node for a conductor (Ironic's reservation): a
+    compare-and-swap, so of two conductors exactly one gets it.
+
+    :returns: whether host holds the lock now.
     """
-    if (node.allocation_id and not force and not node.maintenance
-            and node.provision_state not in states.UPDATE_ALLOWED_STATES):
-        raise exception.NodeInWrongState(
-            err='Cannot remove the allocation of node %s: it is in '
-                'provision state "%s" and not in maintenance.'
-                % (node.uuid, node.provision_state))
-    with api.writer(context) as session:
-        values = {**values, 'instance_uuid': None, 'allocation_id': None,
-                  **pool_actions.release_values(session, node)}
-        updated = update_node(context, node, values)
-        if node.allocation_id:
-            session.execute(sa.delete(models.Allocation).where(
-                models.Allocation.id == node.allocation_id))
-    return updated
+    with api.writer_connection(context) as conn:
+        return conn.execute(
+            sa.update(_NODES).where(_NODES.c.id == node_id,
+                                    _NODES.c.reservation.is_(None))
+            .values(reservation=host)).rowcount == 1
 
 
-def destroy_node(context, node: models.Node) -> None:
-    """Delete a node, its traits and its allocation.
-
-    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound
-    """
-    with api.writer(context) as session:
-        # Detach the allocation first: the two rows reference each other.
-        update_node(context, node, {'allocation_id': None})
-        session.execute(sa.delete(models.Allocation).where(
-            models.Allocation.node_id == node.id))
-        session.execute(sa.delete(models.NodeTrait).where(
-            models.NodeTrait.node_id == node.id))
-        session.execute(sa.delete(models.Node)
-                        .where(models.Node.id == node.id)
-                        .execution_options(synchronize_session=False))
+def unreserve(context, node_id: int, host: str) -> bool:
+    """Release a conductor's lock of a node, if it holds it."""
+    with api.writer_connection(context) as conn:
+        return conn.execute(
+            sa.update(_NODES).where(_NODES.c.id == node_id,
+                                    _NODES.c.reservation == host)
+            .values(reservation=None)).rowcount == 1
 
 
 def get_node_uuids(context, idents,
@@ -242,3 +241,11 @@ def get_node_uuids(context, idents,
         if ident not in found:
             raise exception.NodeNotFound(node=ident)
     return {i: found[i] for i in idents}
+
+
+def pools_of(context, uuids) -> dict[str, str]:
+    """The pool of each node, by UUID."""
+    node = models.Node
+    with api.reader(context) as session:
+        return dict(session.execute(sa.select(node.uuid, node.pool).where(
+            node.uuid.in_(list(uuids)))).all())

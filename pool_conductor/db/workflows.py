@@ -3,15 +3,11 @@ import sqlalchemy as sa
 
 from pool_conductor.db import api
 from pool_conductor.db import models
-from pool_conductor.db import pool_actions
 from pool_conductor import states
 
 _NODES = models.Node.__table__
 _WORKFLOWS = models.Workflow.__table__
 
-# The statuses in which a node moves through its workflow; the held ones
-# wait for it to be runnable again.
-MOVING = (states.POOL_BUILDING, states.POOL_DESTROYING)
 
 # What a provisioner reads of a node it drives.
 _DRIVEN = sa.select(
@@ -19,7 +15,8 @@ _DRIVEN = sa.select(
     _NODES.c.pool_wait_stage, _NODES.c.workflow, _NODES.c.stage,
     _NODES.c.runnable, _NODES.c.params, _NODES.c.last_error,
     _NODES.c.stage_updated_at, _NODES.c.pool_conductor_affinity,
-).where(_NODES.c.pool_status.in_(MOVING),
+    _NODES.c.pool, _NODES.c.pool_destination,
+).where(_NODES.c.pool_status.in_(states.POOL_MOVING),
         _NODES.c.pool_conductor_affinity == sa.bindparam('host')
         ).order_by(_NODES.c.id)
 
@@ -27,7 +24,7 @@ _DRIVEN = sa.select(
 def _unclaimed(alive: list[str]) -> tuple:
     """Waiting nodes that no conductor drives, or a dead one."""
     affinity = _NODES.c.pool_conductor_affinity
-    return (_NODES.c.pool_status.in_(pool_actions.IN_WORKFLOW),
+    return (_NODES.c.pool_status.in_(states.POOL_WAITING),
             sa.or_(affinity.is_(None), affinity.not_in(alive)))
 
 
@@ -72,7 +69,8 @@ def claim_nodes(context, host: str, alive: list[str],
 
 
 def list_driven_nodes(context, host: str) -> list[sa.Row]:
-    """The Building and Destroying nodes a conductor drives, by id."""
+    """The nodes a conductor drives through their workflows (Joining,
+    Building, Destroying, Leaving), by id."""
     with api.reader(context) as session:
         return list(session.execute(_DRIVEN, {'host': host}))
 
@@ -89,22 +87,20 @@ def workflow_stages(context, name: str | None) -> list[str] | None:
 
 
 def move_node(context, node: sa.Row, host: str, values: dict) -> bool:
-    """Change the stage, runnable or last_error of a node a conductor
-    drives, and its pool status as a stage report through the node API
-    would (pool_actions.progress): InUse or Free at the stage it waits
-    for, held when it stops being runnable.
+    """Change a node a conductor drives: its stage, runnable, last_error
+    and the pool fields that report changes.
 
     A compare-and-swap on the node's pool status and stage as read and on
     the conductor still driving it, so two conductors never both move a
     node, nor one a node that a report or a return changed meanwhile.
 
     :param node: the node as list_driven_nodes() read it.
-    :param values: the fields to change: stage, runnable, last_error.
+    :param values: the fields to change.
     :returns: whether the node was changed.
     """
     now = api.utcnow()
-    update = {**values, **pool_actions.progress(node, values),
-              'updated_at': now, 'generation': _NODES.c.generation + 1}
+    update = {**values, 'updated_at': now,
+              'generation': _NODES.c.generation + 1}
     if values.get('stage', node.stage) != node.stage:
         update['stage_updated_at'] = now
     stage = _NODES.c.stage

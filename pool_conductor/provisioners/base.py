@@ -9,10 +9,16 @@ class Provisioner(abc.ABC):
 
     A conductor calls advance() every ``[conductor]
     check_workflows_interval`` seconds for each Building or Destroying
-    node it drives. A provisioner changes a node only with
-    pool_conductor.db.workflows.move_node(), a compare-and-swap that moves
-    the node's pool status on as a stage report does.
+    node it drives that is due(), holding the node's lock (its
+    reservation) meanwhile. A provisioner changes a node only with
+    pool_conductor.binding.advance(), a compare-and-swap that moves the
+    node's pool status on as a stage report does.
     """
+
+    def due(self, node: sa.Row) -> bool:
+        """Whether advance() has something to do for the node now; the
+        conductor locks only the nodes that are due."""
+        return True
 
     @abc.abstractmethod
     def advance(self, context, node: sa.Row, host: str) -> bool:

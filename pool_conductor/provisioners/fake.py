@@ -4,11 +4,12 @@ import datetime
 from oslo_log import log
 import sqlalchemy as sa
 
+from pool_conductor import binding
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
-from pool_conductor.db import pool_actions
 from pool_conductor.db import workflows as workflows_db
 from pool_conductor.provisioners import base
+from pool_conductor import states
 
 LOG = log.getLogger(__name__)
 
@@ -42,19 +43,21 @@ class FakeProvisioner(base.Provisioner):
     so. Each stage that goes well clears the last_error.
     """
 
-    def advance(self, context, node: sa.Row, host: str) -> bool:
-        if node.pool_status not in workflows_db.MOVING:
-            return False
-        runnable = node.runnable is not False
-        if pool_actions.progress(node, {}):
-            # At its wait stage or not runnable already (a node allocated
-            # without a new workflow): only its pool status lags behind.
-            return workflows_db.move_node(context, node, host,
-                                          {'runnable': runnable})
+    def due(self, node: sa.Row) -> bool:
+        """A node is due when its current stage has lasted
+        ``[provisioner] fake_stage_delay`` seconds."""
         delay = datetime.timedelta(seconds=CONF.provisioner.fake_stage_delay)
-        if (node.stage_updated_at is not None
-                and db_api.utcnow() - node.stage_updated_at < delay):
+        return (node.stage_updated_at is None
+                or db_api.utcnow() - node.stage_updated_at >= delay)
+
+    def advance(self, context, node: sa.Row, host: str) -> bool:
+        if node.pool_status not in states.POOL_MOVING:
             return False
+        if binding.progress(context, node, {}):
+            # At its wait stage or not runnable already: only its pool
+            # status lags behind.
+            return binding.advance(context, node, host, {
+                'runnable': node.runnable is not False})
         stages = workflows_db.workflow_stages(context, node.workflow)
         if stages is None:
             return self._hold(context, node, host, (
@@ -77,7 +80,7 @@ class FakeProvisioner(base.Provisioner):
                 % (stage, node.workflow, FAIL_AT_STAGE)))
         elif params.get(NOT_RUNNABLE_AT_STAGE) == stage:
             values.update(runnable=False)
-        moved = workflows_db.move_node(context, node, host, values)
+        moved = binding.advance(context, node, host, values)
         if moved:
             LOG.debug('Node %(node)s entered stage %(stage)s of workflow '
                       '%(workflow)s%(held)s',
@@ -91,5 +94,5 @@ class FakeProvisioner(base.Provisioner):
     def _hold(context, node: sa.Row, host: str, error: str) -> bool:
         LOG.warning('Node %(node)s cannot go on: %(error)s',
                     {'node': node.uuid, 'error': error})
-        return workflows_db.move_node(context, node, host, {
+        return binding.advance(context, node, host, {
             'runnable': False, 'last_error': error})

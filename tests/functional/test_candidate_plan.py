@@ -28,9 +28,10 @@ class CandidatePlanMixin:
                 for i in range(NODES)])
 
     def plan(self, has_class: bool, has_pool: bool) -> str:
-        stmt = allocations_db._free_nodes_statement(
-            has_class, 0, False, False, has_pool, allocations_db.FROM_PIVOT,
-            True, False)
+        stmt = allocations_db.free_nodes_statement(allocations_db.Probe(
+            resource_class=has_class, traits=0, candidates=False,
+            owner=False, pool_index=has_pool,
+            where=allocations_db.FROM_PIVOT, lock=True, exclude=False))
         rows = cluster.explain(self.engine, stmt, {
             'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
             'pivot': NODES // 2})

@@ -2,7 +2,7 @@
 import datetime
 import uuid
 
-from pool_conductor.db import allocations as allocations_db
+from pool_conductor import allocations
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import base
 
@@ -22,7 +22,7 @@ class NodeAPITestCase(base.APITestCase):
     def backfill(self, node_ident):
         """Give an active node an allocation, as the conductor would."""
         node = self.node_db(node_ident)
-        return allocations_db.backfill_allocation(self.context, {}, node)
+        return allocations.backfill(self.context, {}, node)
 
 
 class TestCreate(NodeAPITestCase):

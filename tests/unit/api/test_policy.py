@@ -11,6 +11,7 @@ from pool_api import app as pool_app
 from pool_api import auth
 from pool_api import policy
 from pool_api import routes
+from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
@@ -157,7 +158,7 @@ class PolicyTestCase(base.APITestCase):
         if '{used}' in path:
             used = self.create_node(owner=PROJECT, maintenance=True,
                                     provision_state='active')
-            allocations_db.backfill_allocation(
+            allocations.backfill(
                 self.context, {'owner': PROJECT}, used)
             ids['used'] = used.uuid
         for kind, model in (('pools', models.Pool),

@@ -5,6 +5,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import nodes as nodes_db
 from tests import base
@@ -29,7 +30,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_reserves_matching_node(self):
         node = self.create_node(name='n1')
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations_db.RESERVED, outcome)
+        self.assertEqual(allocations.RESERVED, outcome)
         self.assertEqual('active', alloc.state)
         self.assertEqual(node.uuid, alloc.node_uuid)
         self.assertIsNone(alloc.last_error)
@@ -37,7 +38,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_no_node_records_error(self):
         self.create_node(resource_class='other')
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations_db.FAILED, outcome)
+        self.assertEqual(allocations.FAILED, outcome)
         self.assertEqual('error', alloc.state)
         self.assertIn('No available nodes found with resource class '
                       'baremetal', alloc.last_error)
@@ -98,7 +99,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_other_hosts_allocation_is_not_touched(self):
         self.create_node()
         outcome, alloc = self.allocate(host='other-host')
-        self.assertEqual(allocations_db.GONE, outcome)
+        self.assertEqual(allocations.GONE, outcome)
         self.assertEqual('allocating', alloc.state)
 
     def test_deleted_allocation_is_gone(self):
@@ -107,14 +108,14 @@ class AllocationWorkerTestCase(base.TestCase):
             self.context, {'resource_class': 'baremetal',
                            'state': 'allocating',
                            'conductor_affinity': 'test-host'})
-        allocations_db.destroy_allocation(self.context, alloc.uuid)
-        self.assertEqual(allocations_db.GONE, self.worker.process(alloc.id))
+        allocations.destroy(self.context, alloc.uuid)
+        self.assertEqual(allocations.GONE, self.worker.process(alloc.id))
 
     def test_finished_allocation_is_not_redone(self):
         self.create_node()
         self.create_node()
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations_db.GONE, self.worker.process(alloc.id))
+        self.assertEqual(allocations.GONE, self.worker.process(alloc.id))
         self.assertEqual(1, len(allocations_db.list_allocations(
             self.context, {'state': 'active'})))
 
@@ -126,7 +127,7 @@ class AllocationWorkerTestCase(base.TestCase):
                            'conductor_affinity': 'test-host'})
         with mock.patch.object(allocations_db, 'max_node_id',
                                side_effect=RuntimeError('boom')):
-            self.assertEqual(allocations_db.FAILED,
+            self.assertEqual(allocations.FAILED,
                              self.worker.process(alloc.id))
         alloc = allocations_db.get_allocation(self.context, alloc.uuid)
         self.assertEqual('error', alloc.state)
@@ -143,12 +144,12 @@ class AllocationWorkerTestCase(base.TestCase):
             'connect', {}, Exception('Connection refused'))
         for error in (db_exc.DBConnectionError(), refused,
                       sa.exc.TimeoutError('pool exhausted')):
-            with mock.patch.object(allocations_db, 'reserve_node',
+            with mock.patch.object(allocations, 'reserve_node',
                                    side_effect=error):
                 self.assertIsNone(self.worker.process(alloc.id))
             self.assertEqual('allocating', allocations_db.get_allocation(
                 self.context, alloc.uuid).state)
-        self.assertEqual(allocations_db.RESERVED,
+        self.assertEqual(allocations.RESERVED,
                          self.worker.process(alloc.id))
 
 
@@ -174,7 +175,7 @@ class BatchTestCase(base.TestCase):
     def test_batch_takes_distinct_nodes(self):
         nodes = {self.create_node().uuid for _ in range(6)}
         ids = self.queue(4)
-        served = allocations_db.reserve_nodes(self.context, ids,
+        served = allocations.reserve_nodes(self.context, ids,
                                               'test-host', 0)
         self.assertEqual(set(ids), served)
         allocs = self.states(ids)
@@ -231,7 +232,7 @@ class BatchTestCase(base.TestCase):
         self.create_node(name='node-1')
         ids = self.queue(1) + self.queue(1, name='node-0')
         # Pivot 0: the claim of the first allocation starts at node-0.
-        self.assertEqual(set(ids), allocations_db.reserve_nodes(
+        self.assertEqual(set(ids), allocations.reserve_nodes(
             self.context, ids, 'test-host', 0))
         anonymous, named = self.states(ids)
         self.assertEqual('node-0', nodes_db.get_node(
@@ -244,10 +245,10 @@ class BatchTestCase(base.TestCase):
             self.create_node()
         mine = self.queue(2)
         other = self.queue(1, host='other-host')
-        allocations_db.destroy_allocation(
+        allocations.destroy(
             self.context, allocations_db.get_allocation_by_id(
                 self.context, mine[1]).uuid)
-        served = allocations_db.reserve_nodes(
+        served = allocations.reserve_nodes(
             self.context, mine + other, 'test-host', 0)
         self.assertEqual({mine[0]}, served)
         self.assertEqual('allocating', self.states(other)[0].state)
@@ -256,8 +257,8 @@ class BatchTestCase(base.TestCase):
         for _ in range(20):
             self.create_node()
         ids = self.queue(20)
-        with mock.patch.object(allocations_db, 'reserve_nodes',
-                               wraps=allocations_db.reserve_nodes) as spy:
+        with mock.patch.object(allocations, 'reserve_nodes',
+                               wraps=allocations.reserve_nodes) as spy:
             for alloc_id in ids:
                 self.worker.submit(alloc_id)
             self.worker.stop()
@@ -270,7 +271,7 @@ class BatchTestCase(base.TestCase):
         self.create_node()
         self.create_node()
         ids = self.queue(2)
-        with mock.patch.object(allocations_db, 'reserve_nodes',
+        with mock.patch.object(allocations, 'reserve_nodes',
                                side_effect=db_exc.DBConnectionError()):
             self.worker.process_batch(ids)
         self.assertEqual({'allocating'},

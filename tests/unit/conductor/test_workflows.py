@@ -8,10 +8,11 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import pool_actions
+from pool_conductor import pool_actions
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import workflows as workflows_db
 from pool_conductor import exception
+from pool_conductor import lifecycle
 from pool_conductor.provisioners import fake
 from pool_conductor import rpc
 from pool_conductor import service
@@ -150,7 +151,7 @@ class TestFakeProvisioner(WorkflowTestCase):
         # A report of runnable, as a node PATCH makes it.
         nodes_db.update_node(self.context, node, {
             'runnable': True,
-            **pool_actions.progress(node, {'runnable': True})})
+            **lifecycle.progress(node, {'runnable': True})})
         self.assertEqual('Building', self.node(uuid).pool_status)
         self.tick()
         self.assertEqual(('configure', 'Building'),
@@ -168,7 +169,7 @@ class TestFakeProvisioner(WorkflowTestCase):
                          (node.stage, node.pool_status))
         nodes_db.update_node(self.context, node, {
             'runnable': True,
-            **pool_actions.progress(node, {'runnable': True})})
+            **lifecycle.progress(node, {'runnable': True})})
         node = self.node(uuid)
         self.assertEqual(('InUse', None),
                          (node.pool_status, node.pool_conductor_affinity))
@@ -190,12 +191,15 @@ class TestFakeProvisioner(WorkflowTestCase):
 
     def test_node_already_at_the_wait_stage_is_in_use(self):
         node = self.create_node(workflow='deploy', stage='complete')
-        pool_actions.allocate_machines(self.context, 'default',
-                                       pool_actions.Request(
-                                           wait_for_stage='complete'))
-        self.assertEqual('Building', self.node(node.uuid).pool_status)
-        self.tick()
-        self.assertEqual('InUse', self.node(node.uuid).pool_status)
+        body = pool_actions.allocate_machines(
+            self.context, 'default',
+            pool_actions.Request(wait_for_stage='complete'))
+        # Through at once: no conductor round is needed.
+        self.assertEqual('InUse', body[0]['status'])
+        node = self.node(node.uuid)
+        self.assertEqual(('InUse', None, None),
+                         (node.pool_status, node.pool_wait_stage,
+                          node.pool_conductor_affinity))
 
     def test_provisioner_error_holds_the_node(self):
         uuid, = self.allocate()
@@ -242,7 +246,7 @@ class TestExternalProvisioner(WorkflowTestCase):
         # A report moves it, and it is no conductor's any more.
         node = nodes_db.update_node(self.context, node, {
             'stage': 'complete',
-            **pool_actions.progress(node, {'stage': 'complete'})})
+            **lifecycle.progress(node, {'stage': 'complete'})})
         self.assertEqual(('InUse', None),
                          (node.pool_status, node.pool_conductor_affinity))
 

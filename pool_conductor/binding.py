@@ -1,0 +1,246 @@
+"""The one writer of the node/allocation binding and of pool membership.
+
+Every path that gives a node to an allocation or an instance (the
+conductor's claim, backfill, allocateMachines, a node PATCH of
+instance_uuid), frees one (deleting an allocation, returnMachines,
+returnToPool, a node PATCH, undeploy, deleting a node) or moves one
+between pools (addMachines, removeMachines) calls claim(), release() or
+move() in its transaction. Each applies the pool's transition actions
+(pool_conductor.lifecycle) exactly once and writes the nodes with one
+compare-and-swap statement.
+
+Lock order: a pool, then its nodes (by id), then their allocations.
+"""
+import dataclasses
+
+from oslo_db import exception as db_exc
+
+from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import workflows as workflows_db
+from pool_conductor import exception
+from pool_conductor import lifecycle
+from pool_conductor import retry
+from pool_conductor import states
+
+
+@dataclasses.dataclass(frozen=True)
+class Grant:
+    """A node given to a consumer: an allocation, or an instance only."""
+
+    node: object
+    instance_uuid: str
+    allocation_id: int | None = None
+    # Traits the allocation asked for, recorded in instance_info.
+    traits: tuple = ()
+
+
+def _changed(node, values: dict) -> dict:
+    """The values that differ from the node's (action fields a
+    transition left as they were are not written)."""
+    return {k: v for k, v in values.items()
+            if k not in lifecycle.ACTION_FIELDS or getattr(node, k) != v}
+
+
+def claim_values(conn, grants: list[Grant], request_actions=None,
+                 wait_for_stage: str | None = None) -> dict[int, dict]:
+    """The fields of the nodes that giving them to consumers changes:
+    their pools' allocate actions and the request's, then Building until
+    wait_for_stage (or the stage the actions wait for), else InUse."""
+    now = db_api.utcnow()
+    pools = binding_db.pool_actions(conn, {g.node.pool for g in grants},
+                                    'allocate_actions')
+    changes = {}
+    for grant in grants:
+        node = grant.node
+        pool = pools.get(node.pool)
+        values = _changed(node, lifecycle.allocated(
+            node, pool.allocate_actions if pool else None, request_actions,
+            wait_for_stage, now))
+        values.update(instance_uuid=grant.instance_uuid,
+                      allocation_id=grant.allocation_id)
+        if grant.traits:
+            values['instance_info'] = {**(node.instance_info or {}),
+                                       'traits': list(grant.traits)}
+        changes[node.id] = values
+    return changes
+
+
+def claim(conn, grants: list[Grant], *where, request_actions=None,
+          wait_for_stage: str | None = None,
+          generations: dict[int, int] | None = None) -> bool:
+    """Give nodes to consumers (claim_values()) with one compare-and-swap.
+
+    :param where: what each node must still be, for example
+        binding_db.NODE_IS_FREE.
+    :param generations: node id -> the generation each must still be.
+    :returns: whether every node was given (else the caller rolls back).
+    """
+    changes = claim_values(conn, grants, request_actions, wait_for_stage)
+    return binding_db.update_nodes(conn, changes, *where,
+                                   generations=generations) == len(changes)
+
+
+def check_release(node, force: bool = False) -> None:
+    """Whether a node's consumer may be taken from it.
+
+    :raises: NodeLocked, NodeInWrongState
+    """
+    if node.reservation:
+        raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+    lifecycle.check_release(node, force)
+
+
+def release(conn, nodes: list, *, force: bool = False, request_actions=None,
+            wait_for_stage: str | None = None, values: dict | None = None
+            ) -> None:
+    """Take nodes (locked by this transaction, as lock_nodes() reads
+    them) back from their consumers, with their pools' release actions,
+    and delete their allocations.
+
+    :param force: release a deployed node too.
+    :param values: other fields of every node to change at the same time.
+    :raises: NodeLocked, NodeInWrongState, ConcurrentUpdate
+    """
+    for node in nodes:
+        check_release(node, force)
+    now = db_api.utcnow()
+    pools = binding_db.pool_actions(conn, {n.pool for n in nodes},
+                                    'release_actions')
+    changes = {}
+    for node in nodes:
+        pool = pools.get(node.pool)
+        changes[node.id] = {**_changed(node, lifecycle.released(
+            node, pool.release_actions if pool else None, request_actions,
+            wait_for_stage, now)), **(values or {})}
+    _write(conn, nodes, changes)
+    binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
+
+
+def move(conn, nodes: list, target: str) -> None:
+    """Send Free nodes (locked by this transaction) from their pool to
+    target: the exit actions of their pool, Leaving until the stage those
+    wait for, then the enter actions of target, Joining until the stage
+    those wait for, then Free.
+
+    :raises: ConcurrentUpdate
+    """
+    now = db_api.utcnow()
+    pools = binding_db.pool_actions(
+        conn, {n.pool for n in nodes} | {target}, 'exit_actions',
+        'enter_actions')
+    changes = {}
+    for node in nodes:
+        source = pools.get(node.pool)
+        changes[node.id] = _changed(node, lifecycle.moved(
+            node, target, source.exit_actions if source else None,
+            pools[target].enter_actions, now))
+    _write(conn, nodes, changes)
+
+
+def progress(context, node, report: dict) -> dict:
+    """The pool fields a stage or runnable report on a node changes
+    (lifecycle.progress), with the enter actions of the pool a Leaving
+    node arrives in."""
+    def enter_actions(pool: str):
+        with db_api.reader(context) as session:
+            rows = binding_db.pool_actions(session.connection(), [pool],
+                                           'enter_actions')
+        return rows[pool].enter_actions if pool in rows else None
+    return lifecycle.progress(node, report, enter_actions, db_api.utcnow())
+
+
+def _write(conn, nodes: list, changes: dict[int, dict]) -> None:
+    if binding_db.update_nodes(
+            conn, changes,
+            generations={n.id: n.generation for n in nodes}) != len(nodes):
+        raise exception.ConcurrentUpdate(what='Node %s' % ', '.join(
+            n.uuid for n in nodes))
+
+
+# Nodes through the node API ---------------------------------------------
+
+def _locked_node(conn, node):
+    """The node, locked, if it is still the generation read before.
+
+    :raises: NodeNotFound, NodeLocked, ConcurrentUpdate
+    """
+    current = binding_db.lock_nodes(conn, [node.id])
+    if not current:
+        raise exception.NodeNotFound(node=node.uuid)
+    if current[0].reservation:
+        raise exception.NodeLocked(node=node.uuid,
+                                   host=current[0].reservation)
+    if current[0].generation != node.generation:
+        raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
+    return current[0]
+
+
+def _node_transaction(context, node, work) -> None:
+    def run():
+        try:
+            with db_api.writer_connection(context) as conn:
+                work(conn, _locked_node(conn, node))
+        except db_exc.DBDuplicateEntry as exc:
+            nodes_db.raise_duplicate(exc, {'uuid': node.uuid})
+    retry.on_deadlock(retry.on_node_locked, run)
+
+
+def set_instance(context, node, instance_uuid: str, values: dict) -> None:
+    """Give a node to an instance (a node PATCH of instance_uuid), with
+    its pool's allocate actions, and change other fields with it.
+
+    :raises: NodeAssociated, NodeInWrongState for a node that is not Free
+        in its pool, InstanceAssociated, NodeLocked, ConcurrentUpdate
+    """
+    def work(conn, current):
+        if current.instance_uuid or current.allocation_id:
+            raise exception.NodeAssociated(node=node.uuid,
+                                           instance=current.instance_uuid)
+        if current.pool_status != states.POOL_FREE:
+            raise exception.NodeInWrongState(
+                err='Cannot set the instance_uuid of node %s: it is %s in '
+                    'pool %s, not Free.' % (node.uuid, current.pool_status,
+                                            current.pool))
+        changes = claim_values(conn, [Grant(current, instance_uuid)])
+        changes[current.id].update(values)
+        binding_db.update_nodes(conn, changes)
+    _node_transaction(context, node, work)
+
+
+def release_node(context, node, values: dict, force: bool = False) -> None:
+    """Take a node back from its instance and allocation (a node PATCH
+    removing instance_uuid, undeploy), and change other fields with it.
+
+    :param force: release a deployed node too (undeploy tears it down).
+    :raises: NodeInWrongState, NodeLocked, ConcurrentUpdate
+    """
+    _node_transaction(context, node, lambda conn, current: release(
+        conn, [current], force=force, values=values))
+
+
+def delete_node(context, node) -> None:
+    """Delete a node, releasing it first (a node in maintenance goes away
+    with its instance and allocation).
+
+    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound
+    """
+    def work(conn, current):
+        if current.instance_uuid or current.allocation_id:
+            release(conn, [current], force=True)
+        nodes_db.delete_node(conn, current.id)
+    _node_transaction(context, node, work)
+
+
+def advance(context, node, host: str, values: dict) -> bool:
+    """Change a node a conductor drives through its workflow (its stage,
+    runnable, last_error) and its pool status as that report moves it
+    (progress()): the provisioners' one way to change a node.
+
+    :param node: the node, as db.workflows.list_driven_nodes() reads it.
+    :returns: whether the node changed (a compare-and-swap on its status,
+        its stage and the conductor driving it).
+    """
+    return workflows_db.move_node(context, node, host, {
+        **values, **progress(context, node, values)})

@@ -1,0 +1,237 @@
+"""The pool actions: add, remove, allocate and return machines.
+
+Digital Rebar's pool/addMachines, removeMachines, allocateMachines and
+returnMachines, in one transaction each: the pool is share-locked, then
+its nodes (in id order), then their allocations. Nodes are given, freed
+and moved only through pool_conductor.binding.
+"""
+import dataclasses
+
+from oslo_utils import uuidutils
+
+from pool_conductor import binding
+from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import models
+from pool_conductor.db import pool_actions as actions_db
+from pool_conductor import exception
+from pool_conductor import lifecycle
+from pool_conductor import retry
+from pool_conductor import states
+
+ACTION_KEYS = ('workflow', 'add_profiles', 'remove_profiles',
+               'add_parameters', 'remove_parameters', 'wait_for_stage')
+RETURNABLE = (states.POOL_IN_USE,)
+# With force, a node being built, destroyed or held is returned too.
+FORCE_RETURNABLE = (states.POOL_IN_USE, states.POOL_BUILDING,
+                    states.POOL_HOLD_BUILD, states.POOL_DESTROYING,
+                    states.POOL_HOLD_DESTROY)
+
+
+@dataclasses.dataclass
+class Request:
+    """The parameters of a pool action (Digital Rebar's pool/...)."""
+
+    machine_list: list = dataclasses.field(default_factory=list)
+    all_machines: bool = False
+    count: int = 1
+    partial_success: bool = False
+    filters: list = dataclasses.field(default_factory=list)
+    actions: dict = dataclasses.field(default_factory=dict)
+    wait_for_stage: str | None = None
+    force: bool = False
+
+
+def result(node) -> dict:
+    """One entry of an action's response, as Digital Rebar's."""
+    return {'status': node.pool_status,
+            'allocated': bool(node.pool_allocated),
+            'name': node.name, 'uuid': node.uuid}
+
+
+def parent_of(pool) -> str:
+    return pool.parent_pool or models.DEFAULT_POOL
+
+
+def _lock_pool(conn, name: str):
+    pool = actions_db.lock_pool(conn, name)
+    if pool is None:
+        raise exception.ObjectNotFound(kind='Pool', name=name)
+    return pool
+
+
+def _named_ids(conn, request: Request, *where) -> list[int]:
+    """The ids of the nodes a request names, or with all_machines of
+    every node matching where.
+
+    :raises: NodeNotFound for an entry that names no node
+    """
+    if request.all_machines:
+        return actions_db.member_ids(conn, *where)
+    ids: dict[int, None] = {}
+    for item in request.machine_list:
+        found = actions_db.machine_ids(conn, item)
+        if not found:
+            raise exception.NodeNotFound(node=item)
+        ids.update(dict.fromkeys(found))
+    return list(ids)
+
+
+def _check(nodes, ok, what: str) -> None:
+    bad = [n for n in nodes if not ok(n)]
+    if bad:
+        raise exception.InvalidState(err='%s: %s' % (what, ', '.join(
+            '%s (%s in pool %s)' % (n.name or n.uuid, n.pool_status, n.pool)
+            for n in bad)))
+
+
+def _results(conn, nodes) -> list[dict]:
+    return [result(n) for n in actions_db.read_nodes(conn,
+                                                     [n.id for n in nodes])]
+
+
+def _move(context, request: Request, source: str, target: str,
+          what: str) -> list[dict]:
+    """Move Free members of source into target (binding.move)."""
+    node = models.Node.__table__.c
+    with db_api.writer_connection(context) as conn:
+        for name in sorted({source, target}):
+            _lock_pool(conn, name)
+        nodes = binding_db.lock_nodes(conn, _named_ids(
+            conn, request, node.pool == source,
+            node.pool_status == states.POOL_FREE,
+            node.reservation.is_(None)))
+        _check(nodes, lambda n: (n.pool == source and n.pool_status ==
+                                 states.POOL_FREE and not n.pool_allocated
+                                 and n.instance_uuid is None
+                                 and not n.reservation),
+               '%s: only Free, unallocated nodes of pool %s can be moved'
+               % (what, source))
+        binding.move(conn, nodes, target)
+        return _results(conn, nodes)
+
+
+def _pool(context, name: str):
+    with db_api.reader(context) as session:
+        pool = actions_db.get_pool(session.connection(), name)
+    if pool is None:
+        raise exception.ObjectNotFound(kind='Pool', name=name)
+    return pool
+
+
+def add_machines(context, pool_name: str, request: Request) -> list[dict]:
+    """Move Free nodes of the parent pool (default) into a pool.
+
+    :raises: ObjectNotFound, NodeNotFound, InvalidState
+    """
+    pool = _pool(context, pool_name)
+    if pool.name == models.DEFAULT_POOL:
+        raise exception.Invalid('Nodes cannot be added to the default '
+                                'pool; remove them from their pool.')
+    return retry.on_deadlock(_move, context, request, parent_of(pool),
+                             pool.name, 'Cannot add nodes')
+
+
+def remove_machines(context, pool_name: str, request: Request
+                    ) -> list[dict]:
+    """Move Free nodes of a pool back to its parent pool (default).
+
+    :raises: ObjectNotFound, NodeNotFound, InvalidState
+    """
+    pool = _pool(context, pool_name)
+    if pool.name == models.DEFAULT_POOL:
+        raise exception.Invalid('Nodes cannot be removed from the default '
+                                'pool; add them to another pool.')
+    return retry.on_deadlock(_move, context, request, pool.name,
+                             parent_of(pool), 'Cannot remove nodes')
+
+
+def _allocatable_named(conn, pool: str, request: Request) -> list:
+    """The nodes machine_list names, locked; all of them must be
+    allocatable members of the pool unless partial_success.
+
+    :raises: NodeNotFound, InvalidState
+    """
+    nodes = binding_db.lock_nodes(conn, _named_ids(conn, request))
+    ok = [n for n in nodes if n.pool == pool and lifecycle.allocatable(n)]
+    if not request.partial_success:
+        _check(nodes, lambda n: n in ok,
+               'Cannot allocate nodes: only Free members of pool %s that '
+               'an allocation could take (available, power state known, '
+               'not in maintenance, no instance, not locked) can be '
+               'allocated' % pool)
+    return ok
+
+
+def _allocate(context, pool_name: str, request: Request) -> list[dict]:
+    with db_api.writer_connection(context) as conn:
+        pool = _lock_pool(conn, pool_name)
+        if request.machine_list:
+            nodes = _allocatable_named(conn, pool.name, request)
+        else:
+            nodes = actions_db.free_members(
+                conn, pool.name,
+                None if request.all_machines else request.count,
+                request.filters)
+            if (len(nodes) < request.count and not request.partial_success
+                    and not request.all_machines):
+                raise exception.InsufficientNodes(
+                    pool=pool.name, count=request.count, found=len(nodes))
+        uuids = [uuidutils.generate_uuid() for _ in nodes]
+        ids = binding_db.insert_allocations(conn, [
+            {'uuid': uuid, 'node_id': n.id,
+             'resource_class': n.resource_class,
+             'extra': {'pool': pool.name}}
+            for n, uuid in zip(nodes, uuids, strict=True)])
+        grants = [binding.Grant(node=n, instance_uuid=uuid, allocation_id=i)
+                  for n, uuid, i in zip(nodes, uuids, ids, strict=True)]
+        if not binding.claim(conn, grants, *binding_db.NODE_IS_FREE,
+                             request_actions=request.actions,
+                             wait_for_stage=request.wait_for_stage):
+            raise exception.ConcurrentUpdate(what='A node of pool %s'
+                                             % pool.name)
+        return _results(conn, nodes)
+
+
+def allocate_machines(context, pool_name: str, request: Request
+                      ) -> list[dict]:
+    """Allocate Free members of a pool in one transaction, each with an
+    active allocation: the nodes machine_list names, or count (or all)
+    of those matching the filters.
+
+    Unless partial_success, fewer nodes than asked for is an error and
+    nothing is allocated.
+
+    :raises: ObjectNotFound, NodeNotFound, InsufficientNodes, InvalidState
+    """
+    return retry.on_deadlock(_allocate, context, pool_name, request)
+
+
+def _return(context, pool_name: str, request: Request) -> list[dict]:
+    allowed = FORCE_RETURNABLE if request.force else RETURNABLE
+    node = models.Node.__table__.c
+    with db_api.writer_connection(context) as conn:
+        pool = _lock_pool(conn, pool_name)
+        nodes = binding_db.lock_nodes(conn, _named_ids(
+            conn, request, node.pool == pool.name,
+            node.pool_status.in_(allowed), node.reservation.is_(None)))
+        _check(nodes, lambda n: (n.pool == pool.name
+                                 and n.pool_status in allowed),
+               'Cannot return nodes: only %s nodes of pool %s can be '
+               'returned' % (' or '.join(allowed), pool.name))
+        binding.release(
+            conn, nodes, force=request.force,
+            request_actions=request.actions,
+            wait_for_stage=None if request.force else request.wait_for_stage)
+        return _results(conn, nodes)
+
+
+def return_machines(context, pool_name: str, request: Request
+                    ) -> list[dict]:
+    """Return InUse nodes of a pool (with force, any allocated ones, and
+    deployed ones): their release actions, and their allocations go.
+
+    :raises: ObjectNotFound, NodeNotFound, InvalidState, NodeInWrongState
+        for a deployed node without force, NodeLocked
+    """
+    return retry.on_deadlock(_return, context, pool_name, request)
