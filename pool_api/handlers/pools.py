@@ -7,7 +7,7 @@ from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
-from pool_conductor import exception
+from pool_conductor import pools
 from pool_conductor import states
 
 FIELDS = ('name', 'description', 'documentation', 'parent_pool',
@@ -23,43 +23,25 @@ def to_dict(pool: models.Pool) -> dict:
     return body
 
 
-def check_references(context, values: dict, pool_name: str | None = None
-                     ) -> None:
-    """Check the pools, profiles and workflows a pool refers to exist.
+def check_references(context, values: dict) -> None:
+    """Check the workflows and profiles of action sets exist.
 
-    :raises: Invalid for a pool that would be its own ancestor,
-        ObjectNotFound
+    :raises: ObjectNotFound
     """
-    parent = values.get('parent_pool')
-    seen = {pool_name}
-    while parent is not None:
-        if parent in seen:
-            raise exception.Invalid('Pool %s cannot have parent pool %s: '
-                                    'pools would form a cycle.'
-                                    % (pool_name, values['parent_pool']))
-        seen.add(parent)
-        parent = pools_db.get(context, models.Pool, parent).parent_pool
-    for kind in schema.ACTION_SETS:
-        actions = values.get(kind) or {}
-        if actions.get('workflow'):
-            pools_db.get(context, models.Workflow, actions['workflow'])
-        pools_db.get_many(context, models.Profile,
-                          actions.get('add_profiles', ()))
+    pools.check_actions(context, values)
 
 
 def list_pools():
     policy.authorize('pool:pool:list')
-    pools = pools_db.list_all(flask.g.context, models.Pool)
-    return flask.jsonify(pools=[to_dict(p) for p in pools])
+    found = pools_db.list_all(flask.g.context, models.Pool)
+    return flask.jsonify(pools=[to_dict(p) for p in found])
 
 
 def create_pool():
     policy.authorize('pool:pool:create')
     body = validation.json_body()
     validation.validate(schema.POOL_CREATE, body)
-    check_references(flask.g.context, body, body['name'])
-    pool = pools_db.create(flask.g.context, models.Pool, body)
-    return named.created(to_dict(pool))
+    return named.created(to_dict(pools.create_pool(flask.g.context, body)))
 
 
 def get_pool(pool_name):
@@ -71,17 +53,23 @@ def get_pool(pool_name):
 def update_pool(pool_name):
     """Change fields of a pool (JSON Patch); the name is fixed."""
     policy.authorize('pool:pool:update')
-    return named.patched(
-        models.Pool, to_dict, pool_name, schema.POOL_UPDATE, PATCHABLE,
-        PATCH_DEFAULTS,
-        check=lambda changed: check_references(flask.g.context, changed,
-                                               pool_name))
+    context = flask.g.context
+    patch = validation.json_body()
+    before = to_dict(pools_db.get(context, models.Pool, pool_name))
+    after = validation.apply_patch(before, patch, PATCHABLE, PATCH_DEFAULTS)
+    validation.validate(schema.POOL_UPDATE, {
+        'name': pool_name, **{f: after[f] for f in PATCHABLE}})
+    changed = validation.changes(before, after, PATCHABLE)
+    if not changed:
+        return flask.jsonify(before)
+    return flask.jsonify(to_dict(pools.update_pool(context, pool_name,
+                                                   changed)))
 
 
 def delete_pool(pool_name):
     """Delete a pool without members; the default pool stays."""
     policy.authorize('pool:pool:delete')
-    pools_db.delete(flask.g.context, models.Pool, pool_name)
+    pools.delete_pool(flask.g.context, pool_name)
     return '', 204
 
 

@@ -13,10 +13,14 @@ KINDS = {models.Pool: 'Pool', models.Profile: 'Profile',
          models.Workflow: 'Workflow'}
 
 
-def _get(session, model, name: str):
-    obj = session.scalars(
-        sa.select(model).where(model.name == name)
-        .execution_options(populate_existing=True)).one_or_none()
+def _get(session, model, name: str, lock: dict | None = None):
+    """The named object; lock: with_for_update() arguments that lock its
+    row until the transaction ends."""
+    q = (sa.select(model).where(model.name == name)
+         .execution_options(populate_existing=True))
+    if lock is not None:
+        q = q.with_for_update(**lock)
+    obj = session.scalars(q).one_or_none()
     if obj is None:
         raise exception.ObjectNotFound(kind=KINDS[model], name=name)
     return obj
@@ -29,6 +33,27 @@ def get(context, model, name: str):
     """
     with api.reader(context) as session:
         return _get(session, model, name)
+
+
+def ancestors(context, name: str) -> list[models.Pool]:
+    """A pool and the pools above it, nearest first, share-locked until
+    the caller's transaction ends: none of them can be deleted or change
+    its parent meanwhile.
+
+    The walk stops at a pool without parent, or at a pool met before (a
+    cycle the rules of the caller refuse).
+
+    :raises: ObjectNotFound for a pool of the chain that does not exist
+    """
+    chain: list[models.Pool] = []
+    seen: set[str] = set()
+    with api.writer(context) as session:
+        while name is not None and name not in seen:
+            seen.add(name)
+            pool = _get(session, models.Pool, name, lock={'read': True})
+            chain.append(pool)
+            name = pool.parent_pool
+    return chain
 
 
 def list_all(context, model) -> list:
@@ -117,10 +142,16 @@ def _users(session, model, name: str) -> str | None:
 def delete(context, model, name: str) -> None:
     """Delete a pool, profile or workflow nothing refers to.
 
-    :raises: ObjectNotFound, ObjectInUse
+    The row is locked first: a transaction that share-locks a pool to
+    add members or children to it (pool actions, a child's creation)
+    either commits before the check below sees what it added, or waits
+    and then finds the pool gone.
+
+    :raises: ObjectNotFound, ObjectInUse; DBReferenceError when a row
+        referring to the object was written without the lock
     """
     with api.writer(context) as session:
-        obj = _get(session, model, name)
+        obj = _get(session, model, name, lock={})
         users = _users(session, model, name)
         if users:
             raise exception.ObjectInUse(

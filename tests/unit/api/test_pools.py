@@ -1,4 +1,8 @@
 """The pools, profiles, workflows and node params API."""
+from oslo_db import exception as db_exc
+
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
 from tests.unit.api import base
 
 
@@ -78,6 +82,39 @@ class TestPools(PoolAPITestCase):
             {'op': 'add', 'path': '/parent_pool', 'value': 'b'}]), 'cycle')
         self.assertError(400, self.patch_json('/v1/pools/a', [
             {'op': 'add', 'path': '/parent_pool', 'value': 'a'}]), 'cycle')
+        self.assertError(400, self.post('/v1/pools', {
+            'name': 'c', 'parent_pool': 'c'}), 'cycle')
+
+    def test_deadlock_victim_runs_again(self):
+        self.create('pools', {'name': 'a'})
+        self.create('pools', {'name': 'b'})
+        real_update = pools_db.update
+        calls = []
+
+        def deadlock_once(*args):
+            calls.append(args)
+            if len(calls) == 1:
+                raise db_exc.DBDeadlock()
+            return real_update(*args)
+
+        self.patch(pools_db, 'update', deadlock_once)
+        resp = self.patch_json('/v1/pools/a', [
+            {'op': 'add', 'path': '/parent_pool', 'value': 'b'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(2, len(calls))
+        self.assertEqual('b', self.get('/v1/pools/a').get_json()
+                         ['parent_pool'])
+
+    def test_deadlock_every_time_is_409(self):
+        self.create('pools', {'name': 'a'})
+
+        def deadlock(*args):
+            raise db_exc.DBDeadlock()
+
+        self.patch(pools_db, 'update', deadlock)
+        self.assertError(409, self.patch_json('/v1/pools/a', [
+            {'op': 'add', 'path': '/description', 'value': 'd'}]),
+            'Pool a was changed by another request')
 
     def test_unknown_is_404(self):
         for method in ('GET', 'DELETE'):
@@ -108,6 +145,17 @@ class TestPools(PoolAPITestCase):
         nodes_db.update_node(self.context, node, {'pool': 'web'})
         self.assertError(409, self.delete('/v1/pools/web'),
                          'it has member nodes')
+
+    def test_member_added_without_the_lock_is_409(self):
+        # A node that joined the pool unseen by the check (without the
+        # pool's lock): the foreign key refuses the deletion.
+        self.create('pools', {'name': 'web'})
+        node = self.create_node()
+        nodes_db.update_node(self.context, node, {'pool': 'web'})
+        self.patch(pools_db, '_users', lambda *args: None)
+        self.assertError(409, self.delete('/v1/pools/web'),
+                         'nodes were added to it meanwhile')
+        self.assertEqual(200, self.get('/v1/pools/web').status_code)
 
     def test_status_counts(self):
         self.create_node()
