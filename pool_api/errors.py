@@ -3,6 +3,7 @@ import http
 import json
 
 import flask
+from oslo_db import exception as db_exc
 from oslo_log import log
 from webob import exc as webob_exc
 from werkzeug import exceptions as http_exc
@@ -60,6 +61,15 @@ def _database_down(exc: Exception):
     return _pool_error(exception.DatabaseUnavailable())
 
 
+def _deadlock(exc: db_exc.DBDeadlock):
+    # Transactions are retried on a deadlock ([conductor]
+    # deadlock_retries); one that still reaches here is a conflict.
+    LOG.warning('Request %s %s deadlocked: %s', flask.request.method,
+                flask.request.path, exc)
+    return _pool_error(exception.ConcurrentUpdate(
+        what='The data this request changes'))
+
+
 def _unexpected(exc: Exception):
     if isinstance(exc, http_exc.HTTPException):
         return _http_error(exc)
@@ -73,6 +83,7 @@ def register(app: flask.Flask) -> None:
     app.register_error_handler(exception.PoolException, _pool_error)
     app.register_error_handler(webob_exc.HTTPRequestEntityTooLarge,
                                _too_large)
+    app.register_error_handler(db_exc.DBDeadlock, _deadlock)
     for error in db_api.UNAVAILABLE_ERRORS:
         app.register_error_handler(error, _database_down)
     app.register_error_handler(Exception, _unexpected)

@@ -118,10 +118,6 @@ class NodeInWrongState(Conflict):
     """%(err)s"""
 
 
-class AllocationConflict(Conflict):
-    """%(err)s"""
-
-
 class ConcurrentUpdate(Conflict):
     """%(what)s was changed by another request, please retry."""
 

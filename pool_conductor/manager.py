@@ -7,19 +7,12 @@ from pool_conductor.allocations import AllocationWorker
 class ConductorManager:
     """Receives the RPC calls of the API and hands them to workers."""
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '2.0'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, allocation_worker: AllocationWorker):
         self.allocation_worker = allocation_worker
 
-    def create_allocation(self, context, allocation_id: int) -> None:
-        """Start processing an allocation the API wrote as allocating."""
-        self.allocation_worker.submit(allocation_id)
-
     def create_allocations(self, context, allocation_ids: list[int]) -> None:
-        """Start processing allocations the API wrote as allocating.
-
-        .. versionadded:: 1.1
-        """
+        """Start processing allocations the API wrote as allocating."""
         self.allocation_worker.submit_many(allocation_ids)

@@ -19,8 +19,6 @@ from pool_conductor import lifecycle
 from pool_conductor import retry
 from pool_conductor import states
 
-ACTION_KEYS = ('workflow', 'add_profiles', 'remove_profiles',
-               'add_parameters', 'remove_parameters', 'wait_for_stage')
 RETURNABLE = (states.POOL_IN_USE,)
 # With force, a node being built, destroyed or held is returned too.
 FORCE_RETURNABLE = (states.POOL_IN_USE, states.POOL_BUILDING,

@@ -27,9 +27,11 @@ class ConductorAPI:
     API version history:
         1.0 - create_allocation
         1.1 - create_allocations
+        2.0 - create_allocation removed (API and conductors are upgraded
+              together)
     """
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '2.0'
     # How long the list of live conductors is reused before it is read
     # from the database again.
     ALIVE_CACHE_SECONDS = 1.0

@@ -4,16 +4,10 @@ ENROLL = 'enroll'
 MANAGEABLE = 'manageable'
 AVAILABLE = 'available'
 ACTIVE = 'active'
-DEPLOYING = 'deploying'
-DELETING = 'deleting'
-NOSTATE = None
-
-PROVISION_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE)
 
 POWER_ON = 'power on'
 POWER_OFF = 'power off'
 REBOOT = 'rebooting'
-POWER_STATES = (POWER_ON, POWER_OFF)
 
 # Provision verbs of PUT /v1/nodes/<id>/states/provision:
 # verb -> (states it is allowed from, resulting state).

@@ -215,6 +215,34 @@ class TestFakeProvisioner(WorkflowTestCase):
         self.assertEqual('Unexpected error of the provisioner: disk on fire',
                          node.last_error)
 
+    def test_the_node_is_locked_while_the_provisioner_works_on_it(self):
+        uuid, = self.allocate()
+        seen = []
+        real = fake.FakeProvisioner.advance
+
+        def advance(provisioner, context, node, host):
+            seen.append(self.node(uuid).reservation)
+            if len(seen) == 2:
+                raise RuntimeError('disk on fire')
+            return real(provisioner, context, node, host)
+
+        self.patch(fake.FakeProvisioner, 'advance', advance)
+        self.tick()
+        self.assertEqual(['test-host'], seen)
+        self.assertIsNone(self.node(uuid).reservation)
+        # A node locked by another is left alone.
+        self.assertTrue(nodes_db.reserve(self.context, self.node(uuid).id,
+                                         'other-host'))
+        self.tick()
+        self.assertEqual(['test-host'], seen)
+        nodes_db.unreserve(self.context, self.node(uuid).id, 'other-host')
+        # Released after an error too.
+        self.tick()
+        self.assertEqual(['test-host', 'test-host'], seen)
+        node = self.node(uuid)
+        self.assertEqual((None, 'HoldBuild'),
+                         (node.reservation, node.pool_status))
+
     def test_forced_return_of_a_building_node_is_not_driven_any_more(self):
         uuid, = self.allocate()
         self.tick()
