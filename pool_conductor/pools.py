@@ -4,22 +4,18 @@ import typing
 
 from oslo_db import exception as db_exc
 from oslo_log import log
-import tenacity
 
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import retry
 
 LOG = log.getLogger(__name__)
 
 # The transition action sets of a pool.
 ACTION_SETS = ('enter_actions', 'allocate_actions', 'release_actions',
                'exit_actions')
-# How many times a transaction the database chose as a deadlock victim is
-# run. The locks below deadlock only when two changes of parents would
-# together close a cycle; the one run again then sees the cycle.
-DEADLOCK_ATTEMPTS = 3
 
 T = typing.TypeVar('T')
 
@@ -53,26 +49,18 @@ def _lock_parent(context, name: str, parent: str | None) -> None:
                                 'would form a cycle.' % (name, parent))
 
 
-def _transaction(context, work: Callable[[], T], what: str) -> T:
-    """Run work in one write transaction, again if the database broke a
-    deadlock by aborting it.
+def _transaction(context, work: Callable[[], T]) -> T:
+    """Run work in one write transaction, again if the database aborted
+    it to break a deadlock. The locks here deadlock only when two changes
+    of parents would together close a cycle; the one run again sees it.
 
-    :raises: ConcurrentUpdate when every attempt was a deadlock victim
+    :raises: ConcurrentUpdate when it still deadlocks
     """
     def attempt() -> T:
         with db_api.writer(context):
             return work()
 
-    retrying = tenacity.Retrying(
-        retry=tenacity.retry_if_exception_type(db_exc.DBDeadlock),
-        stop=tenacity.stop_after_attempt(DEADLOCK_ATTEMPTS),
-        wait=tenacity.wait_random(0, 0.05), reraise=True)
-    try:
-        return retrying(attempt)
-    except db_exc.DBDeadlock:
-        LOG.warning('%s: deadlock in every one of %d attempts',
-                    what, DEADLOCK_ATTEMPTS)
-        raise exception.ConcurrentUpdate(what=what) from None
+    return retry.on_deadlock(attempt)
 
 
 def create_pool(context, values: dict) -> models.Pool:
@@ -90,7 +78,7 @@ def create_pool(context, values: dict) -> models.Pool:
         _lock_parent(context, values['name'], values.get('parent_pool'))
         return pools_db.create(context, models.Pool, values)
 
-    return _transaction(context, create, 'Pool %s' % values['name'])
+    return _transaction(context, create)
 
 
 def update_pool(context, name: str, values: dict) -> models.Pool:
@@ -110,7 +98,7 @@ def update_pool(context, name: str, values: dict) -> models.Pool:
             _lock_parent(context, name, values['parent_pool'])
         return pools_db.update(context, models.Pool, name, values)
 
-    return _transaction(context, update, 'Pool %s' % name)
+    return _transaction(context, update)
 
 
 def delete_pool(context, name: str) -> None:
@@ -130,4 +118,4 @@ def delete_pool(context, name: str) -> None:
                 err='Pool %s cannot be deleted: nodes were added to it '
                     'meanwhile.' % name) from None
 
-    _transaction(context, delete, 'Pool %s' % name)
+    _transaction(context, delete)

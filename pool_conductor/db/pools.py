@@ -129,6 +129,10 @@ def _users(session, model, name: str) -> str | None:
         if session.scalar(sa.select(node.id).where(node.pool == name)
                           .limit(1)) is not None:
             return 'it has member nodes'
+        # A Leaving node joins its destination once it reaches its stage.
+        if session.scalar(sa.select(node.id).where(
+                node.pool_destination == name).limit(1)) is not None:
+            return 'nodes are moving to it'
         if session.scalar(sa.select(models.Pool.id).where(
                 models.Pool.parent_pool == name).limit(1)) is not None:
             return 'it is the parent pool of another pool'

@@ -10,9 +10,9 @@ from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import pool_actions
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import pool_actions
 from tests.functional import db_fixtures
 from tests.functional import test_allocation_races
 
@@ -48,15 +48,16 @@ class PoolRaceMixin(test_allocation_races.AllocationRaceHelpers):
         for t in bulks:
             t.start()
         start.wait()
-        singles = self.race(20)
+        # Single allocations name the pool (as POST /v1/allocations with a
+        # pool records it); without one they take nodes of the default.
+        singles = self.race(20, extra={'pool': 'race', 'single': True})
         for t in bulks:
             t.join()
         # Allocations of both kinds hold distinct nodes.
         active = self.check_consistent(singles)
         bulk_uuids = [r['uuid'] for res in results for r in res]
         self.assertEqual(len(bulk_uuids), len(set(bulk_uuids)))
-        single_nodes = {a.node_uuid for a in active
-                        if a.extra.get('pool') != 'race'}
+        single_nodes = {a.node_uuid for a in active if a.extra.get('single')}
         self.assertEqual(set(), single_nodes & set(bulk_uuids))
         # Every node went to someone: no deadlock, no lost node.
         self.assertEqual(40, len(single_nodes) + len(bulk_uuids))

@@ -114,7 +114,7 @@ class TestPools(PoolAPITestCase):
         self.patch(pools_db, 'update', deadlock)
         self.assertError(409, self.patch_json('/v1/pools/a', [
             {'op': 'add', 'path': '/description', 'value': 'd'}]),
-            'Pool a was changed by another request')
+            'was changed by another request')
 
     def test_unknown_is_404(self):
         for method in ('GET', 'DELETE'):
@@ -145,6 +145,13 @@ class TestPools(PoolAPITestCase):
         nodes_db.update_node(self.context, node, {'pool': 'web'})
         self.assertError(409, self.delete('/v1/pools/web'),
                          'it has member nodes')
+
+    def test_pool_nodes_move_to_cannot_be_deleted(self):
+        self.create('pools', {'name': 'web'})
+        node = self.create_node()
+        nodes_db.update_node(self.context, node, {'pool_destination': 'web'})
+        self.assertError(409, self.delete('/v1/pools/web'),
+                         'nodes are moving to it')
 
     def test_member_added_without_the_lock_is_409(self):
         # A node that joined the pool unseen by the check (without the
