@@ -104,7 +104,7 @@ def _give(conn, pairs: list, host: str) -> None:
                             allocation_id=alloc.id,
                             traits=tuple(alloc.traits or ()))
               for alloc, row in pairs]
-    if not binding.claim(conn, grants, *binding_db.NODE_IS_FREE):
+    if not binding.claim(conn, grants, free=True):
         raise _Rollback(BUSY)
     if binding_db.activate_allocations(
             conn, {a.id: r.id for a, r in pairs}, host) != len(pairs):

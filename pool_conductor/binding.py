@@ -67,18 +67,17 @@ def claim_values(conn, grants: list[Grant], request_actions=None,
     return changes
 
 
-def claim(conn, grants: list[Grant], *where, request_actions=None,
-          wait_for_stage: str | None = None,
+def claim(conn, grants: list[Grant], free: bool = False,
+          request_actions=None, wait_for_stage: str | None = None,
           generations: dict[int, int] | None = None) -> bool:
     """Give nodes to consumers (claim_values()) with one compare-and-swap.
 
-    :param where: what each node must still be, for example
-        binding_db.NODE_IS_FREE.
+    :param free: each node must still be free (binding_db.NODE_IS_FREE).
     :param generations: node id -> the generation each must still be.
     :returns: whether every node was given (else the caller rolls back).
     """
     changes = claim_values(conn, grants, request_actions, wait_for_stage)
-    return binding_db.update_nodes(conn, changes, *where,
+    return binding_db.update_nodes(conn, changes, free=free,
                                    generations=generations) == len(changes)
 
 

@@ -4,6 +4,7 @@ Only pool_conductor.binding calls the writes here: it decides what
 changes, these statements write it.
 """
 from collections.abc import Iterable
+import functools
 
 import sqlalchemy as sa
 
@@ -62,24 +63,69 @@ def _value(column: sa.Column, changes: dict[int, dict]):
                    value=_NODES.c.id, else_=column)
 
 
-def update_nodes(conn, changes: dict[int, dict], *where,
+@functools.lru_cache(maxsize=512)
+def _update_statement(varying: tuple, same: tuple, count: int, free: bool,
+                      generations: bool):
+    """UPDATE of count nodes that all change the same columns: the
+    varying ones by a CASE on the node id, the others to one value; with
+    bound parameters, so that it is built once per shape."""
+    node = _NODES.c
+    ids = [sa.bindparam('n_%d' % i) for i in range(count)]
+    values = {name: sa.bindparam('v_' + name, type_=node[name].type)
+              for name in same}
+    for name in varying:
+        values[name] = sa.case(*(
+            (node.id == ids[i],
+             sa.bindparam('c_%s_%d' % (name, i), type_=node[name].type))
+            for i in range(count)), else_=node[name])
+    values.update(generation=node.generation + 1,
+                  updated_at=sa.bindparam('b_now'))
+    stmt = sa.update(_NODES).where(node.id.in_(ids)).values(values)
+    if free:
+        stmt = stmt.where(*NODE_IS_FREE)
+    if generations:
+        stmt = stmt.where(sa.or_(*(
+            sa.and_(node.id == ids[i],
+                    node.generation == sa.bindparam('g_%d' % i))
+            for i in range(count))))
+    return stmt
+
+
+def update_nodes(conn, changes: dict[int, dict], free: bool = False,
                  generations: dict[int, int] | None = None) -> int:
     """Write the changed fields of several nodes in one statement.
 
     :param changes: node id -> the fields to change.
-    :param where: conditions every node must meet (a compare-and-swap).
+    :param free: change only nodes that are still free (NODE_IS_FREE).
     :param generations: node id -> the generation read: each node is
         changed only if it is still that generation.
-    :returns: how many nodes were changed.
+    :returns: how many nodes were changed (a compare-and-swap).
     """
     if not changes:
         return 0
     columns = {name for c in changes.values() for name in c}
-    stmt = sa.update(_NODES).where(
-        _NODES.c.id.in_(list(changes)), *where).values(
+    if all(len(c) == len(columns) for c in changes.values()):
+        # The common shape: one prebuilt statement per column set.
+        rows = list(changes.values())
+        same = tuple(sorted(n for n in columns
+                            if all(r[n] == rows[0][n] for r in rows)))
+        varying = tuple(sorted(columns.difference(same)))
+        params = {'b_now': api.utcnow()}
+        params.update(('v_' + n, rows[0][n]) for n in same)
+        for i, (node_id, row) in enumerate(changes.items()):
+            params['n_%d' % i] = node_id
+            params.update(('c_%s_%d' % (n, i), row[n]) for n in varying)
+            if generations is not None:
+                params['g_%d' % i] = generations[node_id]
+        return conn.execute(_update_statement(
+            varying, same, len(changes), free, generations is not None),
+            params).rowcount
+    stmt = sa.update(_NODES).where(_NODES.c.id.in_(list(changes))).values(
         {name: _value(_NODES.c[name], changes) for name in columns}
         | {'generation': _NODES.c.generation + 1,
            'updated_at': api.utcnow()})
+    if free:
+        stmt = stmt.where(*NODE_IS_FREE)
     if generations is not None:
         stmt = stmt.where(sa.or_(*(
             sa.and_(_NODES.c.id == node_id,
@@ -105,6 +151,20 @@ def insert_allocations(conn, rows: list[dict]) -> list[int]:
     return [ids[u] for u in uuids]
 
 
+@functools.lru_cache(maxsize=128)
+def _activate_statement(count: int):
+    alloc = _ALLOCATIONS.c
+    ids = [sa.bindparam('a_%d' % i) for i in range(count)]
+    return sa.update(_ALLOCATIONS).where(
+        alloc.id.in_(ids), alloc.state == states.ALLOCATING,
+        alloc.conductor_affinity == sa.bindparam('host'),
+    ).values(state=states.ALLOCATION_ACTIVE, last_error=None,
+             node_id=sa.case(*((alloc.id == ids[i],
+                                sa.bindparam('a_node_%d' % i))
+                               for i in range(count))),
+             updated_at=sa.bindparam('now'))
+
+
 def activate_allocations(conn, node_of: dict[int, int], host: str) -> int:
     """Make allocating allocations of a conductor active on their nodes.
 
@@ -112,15 +172,10 @@ def activate_allocations(conn, node_of: dict[int, int], host: str) -> int:
     :returns: how many allocations were still this conductor's to
         activate.
     """
-    alloc = _ALLOCATIONS.c
-    return conn.execute(
-        sa.update(_ALLOCATIONS)
-        .where(alloc.id.in_(list(node_of)),
-               alloc.state == states.ALLOCATING,
-               alloc.conductor_affinity == host)
-        .values(state=states.ALLOCATION_ACTIVE, last_error=None,
-                node_id=sa.case(node_of, value=alloc.id),
-                updated_at=api.utcnow())).rowcount
+    params = {'host': host, 'now': api.utcnow()}
+    for i, (alloc_id, node_id) in enumerate(node_of.items()):
+        params.update({'a_%d' % i: alloc_id, 'a_node_%d' % i: node_id})
+    return conn.execute(_activate_statement(len(node_of)), params).rowcount
 
 
 def delete_allocations(conn, ids: Iterable[int]) -> None:
@@ -130,13 +185,18 @@ def delete_allocations(conn, ids: Iterable[int]) -> None:
             _ALLOCATIONS.c.id.in_(ids)))
 
 
+@functools.lru_cache(maxsize=16)
+def _pool_actions_statement(columns: tuple):
+    return sa.select(_POOLS.c.name, *(_POOLS.c[c] for c in columns)).where(
+        _POOLS.c.name.in_(sa.bindparam('names', expanding=True)))
+
+
 def pool_actions(conn, names: Iterable[str], *columns: str
                  ) -> dict[str, sa.Row]:
     """The action sets (columns) of pools by name."""
     names = sorted({n for n in names if n})
     if not names:
         return {}
-    rows = conn.execute(
-        sa.select(_POOLS.c.name, *(_POOLS.c[c] for c in columns))
-        .where(_POOLS.c.name.in_(names))).all()
+    rows = conn.execute(_pool_actions_statement(columns),
+                        {'names': names}).all()
     return {r.name: r for r in rows}
