@@ -49,15 +49,19 @@ def claim_values(conn, grants: list[Grant], request_actions=None,
     their pools' allocate actions and the request's, then Building until
     wait_for_stage (or the stage the actions wait for), else InUse."""
     now = db_api.utcnow()
-    pools = binding_db.pool_actions(conn, {g.node.pool for g in grants},
-                                    'allocate_actions')
+    # The searches for free nodes read the pool's actions with the node.
+    pools = binding_db.pool_actions(
+        conn, {g.node.pool for g in grants
+               if not hasattr(g.node, 'allocate_actions')},
+        'allocate_actions')
     changes = {}
     for grant in grants:
         node = grant.node
-        pool = pools.get(node.pool)
+        source = node if hasattr(node, 'allocate_actions') else pools.get(
+            node.pool)
         values = _changed(node, lifecycle.allocated(
-            node, pool.allocate_actions if pool else None, request_actions,
-            wait_for_stage, now))
+            node, getattr(source, 'allocate_actions', None),
+            request_actions, wait_for_stage, now))
         values.update(instance_uuid=grant.instance_uuid,
                       allocation_id=grant.allocation_id)
         if grant.traits:

@@ -202,7 +202,8 @@ class Probe:
 def free_nodes_statement(probe: Probe):
     """Free nodes of a pool matching a request, of one shape."""
     node = _NODES.c
-    q = sa.select(*binding_db.NODE_COLUMNS).where(
+    q = sa.select(*binding_db.NODE_COLUMNS,
+                  binding_db.ALLOCATE_ACTIONS).where(
         *binding_db.NODE_IS_FREE, node.power_state.is_not(None),
         node.pool == sa.bindparam('pool'))
     if probe.resource_class:

@@ -38,6 +38,12 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'pool_allocated', 'pool_wait_stage', 'pool_destination', 'params',
     'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at'))
 
+# The allocate actions of a node's pool, read with the node by the
+# searches for free nodes (a sub-select does not lock the pool's row).
+ALLOCATE_ACTIONS = sa.select(_POOLS.c.allocate_actions).where(
+    _POOLS.c.name == _NODES.c.pool).scalar_subquery().label(
+    'allocate_actions')
+
 _LOCK_NODES = sa.select(*NODE_COLUMNS).where(
     _NODES.c.id.in_(sa.bindparam('ids', expanding=True))
 ).order_by(_NODES.c.id).with_for_update()

@@ -53,7 +53,7 @@ def free_members(conn, pool: str, count: int | None,
     """Up to count (all with None) free members of a pool matching the
     filters, in id order, locked with SKIP LOCKED where the backend has
     it, so concurrent actions take different nodes."""
-    q = (sa.select(*binding_db.NODE_COLUMNS)
+    q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
          .where(*binding_db.NODE_IS_FREE, _NODES.c.power_state.is_not(None),
                 _NODES.c.pool == pool)
          .order_by(_NODES.c.id).limit(count))
