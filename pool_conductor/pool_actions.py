@@ -88,13 +88,22 @@ def _results(conn, nodes) -> list[dict]:
                                                      [n.id for n in nodes])]
 
 
-def _move(context, request: Request, source: str, target: str,
-          what: str) -> list[dict]:
-    """Move Free members of source into target (binding.move)."""
+def _move(context, request: Request, pool_name: str, adding: bool
+          ) -> list[dict]:
+    """Move Free members of a pool's parent into it (adding), or of the
+    pool into its parent (binding.move). The pool is locked before its
+    parent is read, so a concurrent change of the parent waits."""
     node = models.Node.__table__.c
     with db_api.writer_connection(context) as conn:
-        for name in sorted({source, target}):
-            _lock_pool(conn, name)
+        pool = _lock_pool(conn, pool_name)
+        if pool.name == models.DEFAULT_POOL:
+            raise exception.Invalid(
+                'Nodes cannot be %s the default pool; %s them %s another '
+                'pool.' % (('added to', 'remove', 'from') if adding
+                           else ('removed from', 'add', 'to')))
+        parent = _lock_pool(conn, parent_of(pool)).name
+        source, target = (parent, pool.name) if adding else (pool.name,
+                                                            parent)
         nodes = binding_db.lock_nodes(conn, _named_ids(
             conn, request, node.pool == source,
             node.pool_status == states.POOL_FREE,
@@ -103,18 +112,10 @@ def _move(context, request: Request, source: str, target: str,
                                  states.POOL_FREE and not n.pool_allocated
                                  and n.instance_uuid is None
                                  and not n.reservation),
-               '%s: only Free, unallocated nodes of pool %s can be moved'
-               % (what, source))
+               'Cannot %s nodes: only Free, unallocated nodes of pool %s '
+               'can be moved' % ('add' if adding else 'remove', source))
         binding.move(conn, nodes, target)
         return _results(conn, nodes)
-
-
-def _pool(context, name: str):
-    with db_api.reader(context) as session:
-        pool = actions_db.get_pool(session.connection(), name)
-    if pool is None:
-        raise exception.ObjectNotFound(kind='Pool', name=name)
-    return pool
 
 
 def add_machines(context, pool_name: str, request: Request) -> list[dict]:
@@ -122,12 +123,7 @@ def add_machines(context, pool_name: str, request: Request) -> list[dict]:
 
     :raises: ObjectNotFound, NodeNotFound, InvalidState
     """
-    pool = _pool(context, pool_name)
-    if pool.name == models.DEFAULT_POOL:
-        raise exception.Invalid('Nodes cannot be added to the default '
-                                'pool; remove them from their pool.')
-    return retry.on_deadlock(_move, context, request, parent_of(pool),
-                             pool.name, 'Cannot add nodes')
+    return retry.on_deadlock(_move, context, request, pool_name, True)
 
 
 def remove_machines(context, pool_name: str, request: Request
@@ -136,12 +132,7 @@ def remove_machines(context, pool_name: str, request: Request
 
     :raises: ObjectNotFound, NodeNotFound, InvalidState
     """
-    pool = _pool(context, pool_name)
-    if pool.name == models.DEFAULT_POOL:
-        raise exception.Invalid('Nodes cannot be removed from the default '
-                                'pool; add them to another pool.')
-    return retry.on_deadlock(_move, context, request, pool.name,
-                             parent_of(pool), 'Cannot remove nodes')
+    return retry.on_deadlock(_move, context, request, pool_name, False)
 
 
 def _allocatable_named(conn, pool: str, request: Request) -> list:
