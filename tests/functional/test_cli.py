@@ -220,6 +220,9 @@ class TestPoolCLI(testtools.TestCase):
         self.assertFails(result, 'Workflow nope could not be found')
 
         self.create_node(name)
+        # Pool actions hand out only what an allocation could take.
+        self.run_cli('node', 'manage', name)
+        self.run_cli('node', 'provide', name)
         self.run_cli('node', 'param', 'set', name, '--param',
                      'inventory/data/CPUS=16', '--param', 'rack=r1')
         self.run_cli('machines', 'add', pool, '--machine', name)
