@@ -30,8 +30,8 @@ from pool_conductor import states
 
 LOG = log.getLogger(__name__)
 
-# What reserve_node() tells its caller.
-RESERVED = 'reserved'     # a node was reserved, the allocation is active
+# What claim_node() tells its caller.
+CLAIMED = 'claimed'       # a node was claimed, the allocation is active
 FAILED = 'failed'         # no node matches: the allocation is in error
 BUSY = 'busy'             # matching nodes exist but all are locked now
 GONE = 'gone'             # deleted, finished, or handled by another host
@@ -111,7 +111,7 @@ def _give(conn, pairs: list, host: str) -> None:
         raise _Rollback(GONE)
 
 
-def reserve_node(context, alloc_id: int, host: str,
+def claim_node(context, alloc_id: int, host: str,
                  max_node_id: int) -> str:
     """Run the allocation algorithm for one allocation in one transaction.
 
@@ -119,7 +119,7 @@ def reserve_node(context, alloc_id: int, host: str,
     allocation's pool from a random start. Every write is guarded by the
     allocation still being allocating on this host.
 
-    :returns: RESERVED, FAILED (recorded as error on the allocation), BUSY
+    :returns: CLAIMED, FAILED (recorded as error on the allocation), BUSY
         (all matching nodes are locked by other transactions: retry), or
         GONE (the allocation is not this host's to process any more).
     """
@@ -141,7 +141,7 @@ def reserve_node(context, alloc_id: int, host: str,
                                     % _describe(alloc))
                 return FAILED
             _give(conn, [(alloc, rows[0])], host)
-            return RESERVED
+            return CLAIMED
     except _Rollback as exc:
         return exc.args[0]
     except db_exc.DBDuplicateEntry:
@@ -159,16 +159,16 @@ def _criteria(alloc) -> tuple:
             tuple(alloc.candidate_nodes or ()), alloc.owner, pool_of(alloc))
 
 
-def reserve_nodes(context, alloc_ids: list[int], host: str,
+def claim_nodes(context, alloc_ids: list[int], host: str,
                   max_node_id: int) -> set[int]:
-    """Reserve nodes for several allocations in one transaction.
+    """Claim nodes for several allocations in one transaction.
 
     An allocation named as a free node takes that node first; the others
     share, by what they ask for, one claim of as many free nodes (SKIP
     LOCKED, from a random start); the binding writer gives them all with
     one statement, so a batch costs a handful of round trips whatever its
     size. Allocations that find no node here or that changed meanwhile
-    are left out: reserve_node() handles each of those on its own.
+    are left out: claim_node() handles each of those on its own.
 
     :returns: the ids of the allocations that are active now.
     """
@@ -357,7 +357,7 @@ class AllocationWorker:
     """Processes the allocations of one conductor on a pool of threads.
 
     Allocations wait in a queue; each worker thread takes up to
-    ``batch_size`` of them at a time and reserves their nodes in one
+    ``batch_size`` of them at a time and claims their nodes in one
     transaction, so that under load the cost of a transaction is shared.
     An allocation is queued at most once at a time; work that cannot be
     finished now (the database is unreachable) stays ``allocating`` in the
@@ -442,14 +442,14 @@ class AllocationWorker:
                     self._queued.difference_update(batch)
 
     def process_batch(self, allocation_ids: list[int]) -> None:
-        """Reserve nodes for allocations, together where possible; never
+        """Claim nodes for allocations, together where possible; never
         raises.
         """
         served: set[int] = set()
         if len(allocation_ids) > 1:
             context = pool_context.get_admin_context()
             try:
-                served = reserve_nodes(
+                served = claim_nodes(
                     context, allocation_ids, self.host,
                     self._max_node_id(context))
             except db_api.UNAVAILABLE_ERRORS as exc:
@@ -467,9 +467,9 @@ class AllocationWorker:
                 self.process(allocation_id)
 
     def process(self, allocation_id: int) -> str | None:
-        """Reserve a node for an allocation; never raises.
+        """Claim a node for an allocation; never raises.
 
-        :returns: the outcome of reserve_node(), or None when
+        :returns: the outcome of claim_node(), or None when
             the database could not be reached (the allocation stays
             allocating and is retried later).
         """
@@ -477,7 +477,7 @@ class AllocationWorker:
 
         def attempt() -> str:
             try:
-                return reserve_node(context, allocation_id, self.host,
+                return claim_node(context, allocation_id, self.host,
                                     self._max_node_id(context))
             except db_exc.DBDeadlock:
                 return BUSY
