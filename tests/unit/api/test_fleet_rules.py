@@ -1,5 +1,4 @@
 """The rules every path that gives, frees or moves a node follows."""
-from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import test_pool_actions
 
@@ -8,21 +7,9 @@ class FleetRulesTestCase(test_pool_actions.PoolActionTestCase):
 
     def setUp(self):
         super().setUp()
-        self.worker = AllocationWorker('test-host', 1)
-        self.addCleanup(self.worker.stop)
         self.create('workflows', {'name': 'deploy',
                                   'stages': ['install', 'complete']})
         self.make_pool()
-
-    def allocate(self, body: dict) -> dict:
-        resp = self.post('/v1/allocations', {'resource_class': 'baremetal',
-                                             **body})
-        self.assertEqual(201, resp.status_code, resp.get_data())
-        for alloc_id, _host in self.casts:
-            self.worker.process(alloc_id)
-        self.casts = []
-        return self.get('/v1/allocations/%s' % resp.get_json()['uuid']
-                        ).get_json()
 
     def deploy(self, node: str) -> None:
         resp = self.put('/v1/nodes/%s/states/provision' % node,

@@ -1,5 +1,6 @@
 """Pool actions: addMachines, removeMachines, allocateMachines,
 returnMachines and returnToPool."""
+from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from tests.unit.api import test_pools
 
@@ -21,6 +22,19 @@ class PoolActionTestCase(test_pools.PoolAPITestCase):
 
     def make_pool(self, name='web', **fields):
         self.create('pools', {'name': name, **fields})
+
+    def allocate(self, body: dict) -> dict:
+        """POST /v1/allocations, processed by a conductor's worker."""
+        resp = self.post('/v1/allocations', {'resource_class': 'baremetal',
+                                             **body})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        worker = AllocationWorker('test-host', 1)
+        self.addCleanup(worker.stop)
+        for alloc_id, _host in self.casts:
+            worker.process(alloc_id)
+        self.casts = []
+        return self.get('/v1/allocations/%s' % resp.get_json()['uuid']
+                        ).get_json()
 
     def add(self, names, pool='web'):
         return self.action(pool, 'addMachines',
@@ -278,23 +292,10 @@ class TestIronicAllocationsInPools(PoolActionTestCase):
 
     def setUp(self):
         super().setUp()
-        from pool_conductor.allocations import AllocationWorker
-        self.worker = AllocationWorker('test-host', 1)
-        self.addCleanup(self.worker.stop)
         self.make_pool(allocate_actions={'add_parameters': {'a': 1}},
                        release_actions={'remove_parameters': ['a'],
                                         'add_parameters': {'r': 1}})
         self.add(['n2'])
-
-    def allocate(self, body: dict) -> dict:
-        resp = self.post('/v1/allocations', {'resource_class': 'baremetal',
-                                             **body})
-        self.assertEqual(201, resp.status_code, resp.get_data())
-        for alloc_id, _host in self.casts:
-            self.worker.process(alloc_id)
-        self.casts = []
-        return self.get('/v1/allocations/%s' % resp.get_json()['uuid']
-                        ).get_json()
 
     def test_allocation_in_pool_applies_actions_and_delete_returns(self):
         alloc = self.allocate({'pool': 'web'})
