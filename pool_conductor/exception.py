@@ -30,6 +30,15 @@ class InvalidParameterValue(Invalid):
     """%(err)s"""
 
 
+class FilterTimeout(Invalid):
+    """The filter took too long to evaluate (the limit is %(seconds)s
+    seconds); use a simpler filter or regular expression."""
+
+
+class FilterRefused(Invalid):
+    """The database cannot evaluate the filter: %(reason)s"""
+
+
 class InvalidState(Invalid):
     """%(err)s"""
 

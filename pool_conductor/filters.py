@@ -4,15 +4,17 @@ import re
 
 import sqlalchemy as sa
 
+from pool_conductor.conf import CONF
 from pool_conductor.db import models
 from pool_conductor import exception
+from pool_conductor import regex
 
 FUNCTIONS = ('Eq', 'Ne', 'Lt', 'Lte', 'Gt', 'Gte', 'In', 'Nin', 'Re',
              'Between', 'Except')
 # Functions taking a list of values; Between and Except take two.
 _LISTS = {'In', 'Nin'}
 _RANGES = {'Between', 'Except'}
-MAX_PATTERN = 256
+MAX_PATTERN = regex.MAX_PATTERN_LENGTH
 MAX_KEY = 255
 # Filterable node fields; every other key names a param.
 TEXT_FIELDS = ('uuid', 'name', 'driver', 'resource_class',
@@ -76,9 +78,9 @@ def parse(key: str, value) -> Filter:
             raise invalid('the pattern is longer than %d characters.'
                           % MAX_PATTERN)
         try:
-            re.compile(raw)
-        except re.error as exc:
-            raise invalid('bad regular expression: %s.' % exc) from None
+            regex.check_filter(raw)
+        except regex.PatternError as exc:
+            raise invalid(str(exc)) from None
         args = (raw,)
     elif function in _LISTS or function in _RANGES:
         args = tuple(_value(a) for a in raw.split(','))
@@ -203,6 +205,12 @@ def _compare(target, function: str, args: tuple):
     return sa.and_(sql(low).is_not(None), sa.not_(inside))
 
 
+def time_limit() -> float:
+    """The seconds the database may spend on a query with filters
+    ([api] filter_statement_timeout; 0 for none)."""
+    return CONF.api.filter_statement_timeout
+
+
 def to_sql(dialect: str, filters: list[Filter]):
     """The conditions (ANDed) of filters on nodes, for a backend.
 
@@ -220,5 +228,9 @@ def to_sql(dialect: str, filters: list[Filter]):
         else:
             target = _Param(dialect, f.key)
             args = f.args
+        if f.function == 'Re' and dialect == 'mysql':
+            # MariaDB's REGEXP follows the collation, which ignores case;
+            # RE2 and PostgreSQL do not.
+            args = ('(?-i)' + args[0],)
         conditions.append(_compare(target, f.function, args))
     return sa.and_(sa.true(), *conditions)

@@ -34,6 +34,15 @@ opts = [
                       'under load this saves both sides the cost of a '
                       'message per allocation, at the price of up to this '
                       'much delay. 0 sends a message per allocation.'),
+    cfg.FloatOpt('filter_statement_timeout',
+                 default=5.0,
+                 min=0,
+                 help='Seconds a query with filters (node list filters, '
+                      'the filter of a pool action) may run on PostgreSQL '
+                      'or MariaDB before the database cancels it; the '
+                      'request then answers 400. 0 sets no limit. SQLite '
+                      'has no statement time limit; its regular '
+                      'expressions run with RE2, in linear time.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links of responses. '
                     'Defaults to the URL of the incoming request.'),

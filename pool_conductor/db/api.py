@@ -1,4 +1,5 @@
 """Engine, transactions and helpers shared by the query modules."""
+import contextlib
 import datetime
 import threading
 
@@ -6,6 +7,9 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_utils import uuidutils
 import sqlalchemy as sa
+
+from pool_conductor import exception
+from pool_conductor import regex
 
 
 main_context_manager = enginefacade.transaction_context()
@@ -39,6 +43,11 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
         cursor.execute('PRAGMA busy_timeout=30000')
         cursor.execute('PRAGMA foreign_keys=ON')
         cursor.close()
+        # Replaces the dialect's REGEXP (Python's re, which backtracks
+        # without bound while holding the GIL): every user pattern runs
+        # with RE2, in linear time.
+        dbapi_conn.create_function('regexp', 2, regex.search,
+                                   deterministic=True)
 
     @sa.event.listens_for(engine, 'begin')
     def _begin(conn):
@@ -70,6 +79,95 @@ def _mysql_setup(engine: sa.engine.Engine) -> None:
         cursor.close()
 
 
+# An execution option: the seconds the database may spend on a statement
+# before it cancels it (PostgreSQL and MariaDB; SQLite has no such limit).
+TIME_LIMIT = 'pool_time_limit'
+
+
+def _time_limit_setup(engine: sa.engine.Engine) -> None:
+    """Cancel statements run with the TIME_LIMIT option when it passes.
+
+    PostgreSQL: SET LOCAL statement_timeout around the statement, in its
+    transaction. MariaDB: SET STATEMENT max_statement_time=N FOR the
+    statement (MariaDB 10.11 has no MAX_EXECUTION_TIME hint).
+    """
+    dialect = engine.dialect.name
+    if dialect not in ('postgresql', 'mysql'):
+        return
+
+    def seconds(context) -> float | None:
+        return context.execution_options.get(TIME_LIMIT) if context else None
+
+    @sa.event.listens_for(engine, 'before_cursor_execute', retval=True)
+    def _before(conn, cursor, statement, parameters, context, executemany):
+        limit = seconds(context)
+        if limit:
+            if dialect == 'mysql':
+                statement = ('SET STATEMENT max_statement_time=%.3f FOR %s'
+                             % (limit, statement))
+            else:
+                cursor.execute('SET LOCAL statement_timeout = %d'
+                               % max(1, round(limit * 1000)))
+        return statement, parameters
+
+    if dialect == 'postgresql':
+        @sa.event.listens_for(engine, 'after_cursor_execute')
+        def _after(conn, cursor, statement, parameters, context,
+                   executemany):
+            if seconds(context):
+                # Another cursor: this one holds the statement's rows.
+                other = conn.connection.dbapi_connection.cursor()
+                other.execute('SET LOCAL statement_timeout TO DEFAULT')
+                other.close()
+
+
+def time_limited(statement, seconds: float | None):
+    """The statement, cancelled by the database after seconds (none for
+    None or 0); run it inside filter_errors()."""
+    if not seconds:
+        return statement
+    return statement.execution_options(**{TIME_LIMIT: seconds})
+
+
+# PostgreSQL SQLSTATEs and MariaDB error numbers.
+_CANCELLED = {'57014', 1969}
+_BAD_REGEX = {'2201B', 1139}
+
+
+def _database_error(exc: BaseException) -> tuple[object, str] | None:
+    """The code and message of the driver's error under exc."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        code = getattr(exc, 'pgcode', None)
+        if code is None and type(exc).__module__.startswith('pymysql'):
+            code = exc.args[0] if exc.args else None
+        if code is not None:
+            return code, str(exc.args[-1] if exc.args else exc).strip()
+        exc = (getattr(exc, 'orig', None)
+               or getattr(exc, 'inner_exception', None)
+               or exc.__cause__ or exc.__context__)
+    return None
+
+
+@contextlib.contextmanager
+def filter_errors(seconds: float | None):
+    """Turn the database's refusals of a user's filter into 400s.
+
+    :raises: FilterTimeout when the statement ran out of its time limit,
+        FilterRefused when the database refused a regular expression
+    """
+    try:
+        yield
+    except (sa.exc.DBAPIError, db_exc.DBError) as exc:
+        found = _database_error(exc)
+        if found and found[0] in _CANCELLED:
+            raise exception.FilterTimeout(seconds=seconds) from None
+        if found and found[0] in _BAD_REGEX:
+            raise exception.FilterRefused(reason=found[1]) from None
+        raise
+
+
 def _no_pre_ping(engine: sa.engine.Engine) -> None:
     """Do not test every connection with a round trip before its use.
 
@@ -90,6 +188,7 @@ def setup_engine_hooks(engine: sa.engine.Engine) -> None:
     engine hands out has the settings.
     """
     _no_pre_ping(engine)
+    _time_limit_setup(engine)
     if engine.dialect.name not in ('sqlite', 'mysql'):
         return
     _sqlite_setup(engine)

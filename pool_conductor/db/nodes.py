@@ -74,7 +74,8 @@ def list_nodes(context, filters: dict, limit: int | None = None,
     associated (bool), owner, lessee, project (owner or lessee), driver,
     match (a list of pool_conductor.filters.Filter, ANDed).
 
-    :raises: NodeNotFound if the marker does not exist
+    :raises: NodeNotFound if the marker does not exist, FilterTimeout,
+        FilterRefused
     """
     node = models.Node
     with api.reader(context) as session:
@@ -94,12 +95,15 @@ def list_nodes(context, filters: dict, limit: int | None = None,
         if filters.get('project') is not None:
             q = q.where(sa.or_(node.owner == filters['project'],
                                node.lessee == filters['project']))
+        seconds = None
         if filters.get('match'):
             q = q.where(node_filters.to_sql(
                 session.get_bind().dialect.name, filters['match']))
+            seconds = node_filters.time_limit()
         marker_obj = _get(session, marker) if marker else None
         q = api.paginate(q, node, limit, marker_obj, sort_key, sort_dir)
-        return list(session.scalars(q))
+        with api.filter_errors(seconds):
+            return list(session.scalars(api.time_limited(q, seconds)))
 
 
 _BINDING = frozenset(('instance_uuid', 'allocation_id'))

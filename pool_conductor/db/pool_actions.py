@@ -28,6 +28,7 @@ def machine_ids(conn, item: str) -> list[int]:
     """The ids of the nodes one entry of a machine_list names: a UUID, a
     name, Name:x, Uuid:x, or Key:Value of a param."""
     node = _NODES.c
+    seconds = None
     key, sep, value = item.partition(':')
     if uuidutils.is_uuid_like(item):
         cond = node.uuid == item
@@ -38,8 +39,10 @@ def machine_ids(conn, item: str) -> list[int]:
     else:
         cond = node_filters.to_sql(
             conn.dialect.name, [node_filters.parse(key, 'Eq(%s)' % value)])
-    return list(conn.scalars(sa.select(node.id).where(cond)
-                             .order_by(node.id)))
+        seconds = node_filters.time_limit()
+    with api.filter_errors(seconds):
+        return list(conn.scalars(api.time_limited(
+            sa.select(node.id).where(cond).order_by(node.id), seconds)))
 
 
 def member_ids(conn, *where) -> list[int]:
@@ -52,16 +55,22 @@ def free_members(conn, pool: str, count: int | None,
                  filters: list) -> list[sa.Row]:
     """Up to count (all with None) free members of a pool matching the
     filters, in id order, locked with SKIP LOCKED where the backend has
-    it, so concurrent actions take different nodes."""
+    it, so concurrent actions take different nodes.
+
+    :raises: FilterTimeout, FilterRefused
+    """
     q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
          .where(*binding_db.NODE_IS_FREE, _NODES.c.power_state.is_not(None),
                 _NODES.c.pool == pool)
          .order_by(_NODES.c.id).limit(count))
+    seconds = None
     if filters:
         q = q.where(node_filters.to_sql(conn.dialect.name, filters))
+        seconds = node_filters.time_limit()
     if api.backend_supports_skip_locked(conn):
         q = q.with_for_update(skip_locked=True)
-    return conn.execute(q).all()
+    with api.filter_errors(seconds):
+        return conn.execute(api.time_limited(q, seconds)).all()
 
 
 def read_nodes(conn, ids: list[int]) -> list[sa.Row]:

@@ -3,6 +3,7 @@ from pool_conductor import context as pool_context
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
 from pool_conductor import filters
+from pool_conductor import regex
 from tests import base
 
 
@@ -31,12 +32,91 @@ class TestParse(base.TestCase):
         self.assertInvalid('cpus', 3, 'must be a string')
         self.assertInvalid('cpus', 'Between(1)', 'takes two values')
         self.assertInvalid('cpus', 'Re([)', 'bad regular expression')
-        self.assertInvalid('cpus', 'Re(%s)' % ('a' * 257), 'longer than')
+        self.assertInvalid('cpus', 'Re(%s)' % ('a' * 256), 'longer than')
         self.assertInvalid('maintenance', 'Gt(true)', 'true or false')
         self.assertInvalid('runnable', 'Eq(yes)', 'true or false')
         exc = self.assertRaises(exception.InvalidParameterValue,
                                 filters.parse_map, ['Eq(3)'])
         self.assertIn('map', str(exc))
+
+
+class TestPatterns(base.TestCase):
+    """Regular expressions of Re(): what RE2 and every backend run alike,
+    within limits."""
+
+    # (pattern, part of the message) of patterns refused with a 400.
+    REFUSED = [
+        ('a++', 'bad regular expression'),
+        ('a*+', 'bad regular expression'),
+        (r'(a)\1', 'bad regular expression'),
+        ('(?=a)', 'bad regular expression'),
+        ('(?!a)', 'bad regular expression'),
+        ('(?<=a)b', 'bad regular expression'),
+        ('a{1001}', 'bad regular expression'),
+        ('(a{100}){100}', 'bad regular expression'),
+        ('a{4294967296}', 'repetition counts are at most 255'),
+        ('a{256}', 'repetition counts are at most 255'),
+        ('a{2,300}', 'repetition counts are at most 255'),
+        ('a{', 'a { starts a repetition'),
+        ('a{,3}', 'a { starts a repetition'),
+        (r'\bword', 'escape \\b'),
+        (r'\pL', 'escape \\p'),
+        (r'\Q.\E', 'escape \\Q'),
+        (r'\x41', 'escape \\x'),
+        (r'\v', 'escape \\v'),
+        (r'\A', 'escape \\A'),
+        (r'\z', 'escape \\z'),
+        ('\\é', 'bad regular expression'),
+        ('a\\', 'bad regular expression: trailing'),
+        ('x(?i)a', 'groups (?...)'),
+        ('(?s).', 'groups (?...)'),
+        ('(?P<n>a)', 'groups (?...)'),
+        ('[[.a.]]', 'only the classes'),
+        ('[[=a=]]', 'only the classes'),
+        ('[[:word:]]', 'only the classes'),
+        ('[[:<:]]', 'bad regular expression'),
+        ('[a', 'bad regular expression'),
+        ('.{255}.{255}.{255}', 'too complex'),
+        ('a' * 256, 'longer than 255'),
+    ]
+    ACCEPTED = [
+        '^rack-[0-9]+$', r'\d+\.\d*', r'[^\s]\S\w\W\D', '(?i)^node',
+        '(?:ab|cd)*?e', 'a{2}b{2,}c{2,255}', r'\{literal\}', '[]a]',
+        '[[:alpha:]_-]', r'[\d.\]]', 'a|', '()', r'\n\t\r\f', 'é+',
+        '.{255}', '[a[b]',
+    ]
+
+    def test_refused_with_400_naming_the_key(self):
+        for pattern, message in self.REFUSED:
+            exc = self.assertRaises(exception.InvalidParameterValue,
+                                    filters.parse, 'rack/name',
+                                    'Re(%s)' % pattern)
+            self.assertIn('"rack/name"', str(exc), pattern)
+            self.assertIn(message, str(exc), pattern)
+            self.assertEqual(400, exc.code)
+
+    def test_accepted(self):
+        for pattern in self.ACCEPTED:
+            self.assertEqual((pattern,),
+                             filters.parse('rack', 'Re(%s)' % pattern).args)
+
+    def test_sqlite_regexp_is_re2(self):
+        # Python's re refuses \pL and backtracks on (a+)+$; RE2 does not.
+        with self.db.engine.connect() as conn:
+            self.assertEqual(1, conn.exec_driver_sql(
+                "SELECT 'é' REGEXP '^\\pL$'").scalar())
+            self.assertEqual(0, conn.exec_driver_sql(
+                "SELECT ? REGEXP '^(a+)+$'", ('a' * 40 + 'x',)).scalar())
+            self.assertIsNone(conn.exec_driver_sql(
+                "SELECT NULL REGEXP 'a'").scalar())
+
+    def test_sqlite_regexp_cache_is_bounded(self):
+        with self.db.engine.connect() as conn:
+            for i in range(regex.CACHE_SIZE + 10):
+                conn.exec_driver_sql("SELECT 'a' REGEXP ?", ('a{%d}' % i,))
+        info = regex._cached.cache_info()
+        self.assertEqual(regex.CACHE_SIZE, info.maxsize)
+        self.assertLessEqual(info.currsize, regex.CACHE_SIZE)
 
 
 class FilterQueriesMixin:

@@ -159,6 +159,20 @@ class TestAllocateReturn(PoolActionTestCase):
         self.assertEqual(['n2'], [r['name'] for r in body])
         self.assertError(400, self.post('/v1/pools/web/allocateMachines', {
             'filter': {'cpus': 'Nope(3)'}}), '"cpus"')
+        for pattern in ('a++', 'a{4294967296}', r'(a)\1', '(?=a)'):
+            self.assertError(400, self.post(
+                '/v1/pools/web/allocateMachines',
+                {'filter': {'rack': 'Re(%s)' % pattern}}), '"rack"')
+
+    def test_filter_regex_runs_with_re2(self):
+        self.put('/v1/nodes/n2/params', {'rack': 'a' * 40 + 'x'})
+        body = self.action('web', 'allocateMachines', {
+            'filter': {'rack': 'Re(^(a+)+$)'}, 'partial_success': True}
+        ).get_json()
+        self.assertEqual([], body)
+        body = self.action('web', 'allocateMachines', {
+            'filter': {'rack': 'Re(^(a+)+x$)'}}).get_json()
+        self.assertEqual(['n2'], [r['name'] for r in body])
 
     def test_all_or_nothing_unwinds(self):
         resp = self.post('/v1/pools/web/allocateMachines', {'count': 5})
