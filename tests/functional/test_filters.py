@@ -1,4 +1,6 @@
 """Digital Rebar filters evaluated by PostgreSQL and MariaDB."""
+import time
+
 import fixtures
 import sqlalchemy as sa
 
@@ -43,6 +45,21 @@ class TimeLimitMixin(test_filter_limits.HostileFilterMixin):
         self.assertEqual(400, status, body)
         self.assertIn('took too long', test_filter_limits.fault(body))
         self.assertLess(seconds, 1.0)
+
+    def test_slow_pool_action_filter_is_400(self):
+        self.slow_filters()
+        self.config(filter_statement_timeout=0.3, group='api')
+        client = self.app.test_client()
+        for body in ({'filter': {'name': 'Re(x)'}},
+                     {'machine_list': ['label:%s' % test_filter_limits
+                                       .LONG_NAME]}):
+            start = time.monotonic()
+            resp = client.post('/v1/pools/default/allocateMachines',
+                               json=body, headers=test_filter_limits.VERSION)
+            self.assertEqual(400, resp.status_code, resp.get_data())
+            self.assertIn('took too long',
+                          test_filter_limits.fault(resp.get_json()))
+            self.assertLess(time.monotonic() - start, 1.0)
 
     def test_time_limit_is_read_at_call_time(self):
         self.slow_filters()
