@@ -32,8 +32,9 @@ PATCH_SCHEMA = {
 # documents pool stores are maps of a few levels, and MySQL refuses
 # documents deeper than 100.
 MAX_DEPTH = 32
-# Integers every backend stores, in a column or a JSON document: MySQL's
-# BIGINT range, symmetric.
+# Numbers every backend stores, in a column or a JSON document: MySQL's
+# BIGINT range, symmetric. Floats too: PostgreSQL's jsonb writes numbers
+# without an exponent, so that 1e20 reads back as a 21-digit integer.
 MAX_INTEGER = 2 ** 63 - 1
 
 
@@ -70,8 +71,8 @@ def check_string(value: str, where: str) -> None:
 def check_document(document, what: str = 'The request body') -> None:
     """Refuse a JSON document that a backend cannot store or a handler
     cannot walk: deeper than MAX_DEPTH, with a string check_string()
-    refuses (keys too), an integer beyond +/-MAX_INTEGER or a float that
-    is not finite. Walks without recursion.
+    refuses (keys too) or a number beyond +/-MAX_INTEGER. Walks without
+    recursion.
 
     :raises: Invalid naming the place in the document
     """
@@ -96,16 +97,12 @@ def check_document(document, what: str = 'The request body') -> None:
                                                           _pointer(path)))
         elif isinstance(value, bool) or value is None:
             continue
-        elif isinstance(value, int):
-            if abs(value) > MAX_INTEGER:
+        elif isinstance(value, (int, float)):
+            if not (math.isfinite(value) and abs(value) <= MAX_INTEGER):
                 raise exception.Invalid(
-                    '%s: the integer at %s is out of range: integers may be '
+                    '%s: the number at %s is out of range: numbers may be '
                     'from -%d to %d.' % (what, _pointer(path), MAX_INTEGER,
                                          MAX_INTEGER))
-        elif isinstance(value, float) and not math.isfinite(value):
-            raise exception.Invalid(
-                '%s: the number at %s is too large to be stored.'
-                % (what, _pointer(path)))
 
 
 def parse_json(data: bytes):

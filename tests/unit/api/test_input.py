@@ -21,7 +21,8 @@ BAD_VALUES = [
     ('NaN', 'NaN', 'NaN'),
     ('Infinity', 'Infinity', 'Infinity'),
     ('-Infinity', '-Infinity', 'Infinity'),
-    ('a float too large', '1e999', 'too large'),
+    ('a float too large for a double', '1e999', 'out of range'),
+    ('a float beyond the integers', '1e19', 'out of range'),
     ('a huge integer', str(2 ** 63), 'out of range'),
     ('a huge negative integer', str(-2 ** 63), 'out of range'),
     ('NUL in a value', '"a\\u0000b"', 'NUL'),
@@ -126,7 +127,7 @@ class TestBodyBoundary(base.APITestCase):
     def test_values_at_the_limits_are_stored(self):
         deep = '[' * (validation.MAX_DEPTH - 2) + ']' * (
             validation.MAX_DEPTH - 2)
-        raw = ('{"big": %d, "small": %d, "float": 1e308, "deep": %s, '
+        raw = ('{"big": %d, "small": %d, "float": 9.2e18, "deep": %s, '
                '"emoji": "\\ud83d\\ude00"}'
                % (2 ** 63 - 1, -2 ** 63 + 1, deep)).encode()
         resp = self.request('PUT', '/v1/nodes/n1/params', raw=raw)
