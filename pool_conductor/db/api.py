@@ -55,17 +55,22 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
 
 
 def _mysql_setup(engine: sa.engine.Engine) -> None:
-    """Use READ COMMITTED on MySQL/MariaDB.
+    """Use READ COMMITTED and utf8mb4 on MySQL/MariaDB.
 
     With the default REPEATABLE READ, InnoDB keeps next-key locks on every
     row a locking read scanned, which makes concurrent SKIP LOCKED claims
     block each other on rows they never took.
+
+    oslo.db asks for the charset utf8 (3-byte UTF-8) when the URL names
+    none, which refuses 4-byte characters (emoji); every connection uses
+    utf8mb4, whatever the URL says.
     """
     if engine.dialect.name != 'mysql':
         return
 
     @sa.event.listens_for(engine, 'connect')
     def _connect(dbapi_conn, record):
+        dbapi_conn.set_character_set('utf8mb4')
         cursor = dbapi_conn.cursor()
         cursor.execute('SET SESSION TRANSACTION ISOLATION LEVEL '
                        'READ COMMITTED')
