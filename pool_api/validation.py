@@ -8,6 +8,7 @@ import jsonpatch
 import jsonpointer
 import jsonschema
 
+from pool_conductor.db import api as db_api
 from pool_conductor import exception
 
 PATCH_SCHEMA = {
@@ -32,10 +33,8 @@ PATCH_SCHEMA = {
 # documents pool stores are maps of a few levels, and MySQL refuses
 # documents deeper than 100.
 MAX_DEPTH = 32
-# Numbers every backend stores, in a column or a JSON document: MySQL's
-# BIGINT range, symmetric. Floats too: PostgreSQL's jsonb writes numbers
-# without an exponent, so that 1e20 reads back as a 21-digit integer.
-MAX_INTEGER = 2 ** 63 - 1
+# Numbers every backend stores, floats included.
+MAX_INTEGER = db_api.MAX_NUMBER
 
 
 def _no_constant(name: str):

@@ -115,6 +115,13 @@ def _install_hooks() -> None:
 _install_hooks()
 
 
+# The largest magnitude of a number every backend stores and reads back
+# as written, in a column (MySQL's BIGINT, symmetric) or a JSON document
+# (PostgreSQL's jsonb writes numbers without an exponent, so that a float
+# of 1e20 reads back as a 21-digit integer).
+MAX_NUMBER = 2 ** 63 - 1
+
+
 # Execution options of an UPDATE or DELETE: the objects of the session are
 # not brought in line (every read uses populate_existing), which saves
 # evaluating the statement's criteria in Python.

@@ -69,10 +69,14 @@ class InputMixin:
         self.assertEqual(200, status, text)
         status, text = self.call('GET', '/v1/nodes/n1/params')
         self.assertEqual(stored, json.loads(text))
-        status, text = self.call('GET', '/v1/nodes?small=Lt(0)')
-        self.assertEqual(200, status, text)
-        self.assertEqual(['n1'], [n['name'] for n in
-                                  json.loads(text)['nodes']])
+        for query in ('small=Lt(0)', 'big=Gte(%d)' % (2 ** 63 - 1),
+                      'float=Lte(-9.2e18)'):
+            status, text = self.call('GET', '/v1/nodes?' + query)
+            self.assertEqual(200, status, text)
+            self.assertEqual(['n1'], [n['name'] for n in
+                                      json.loads(text)['nodes']], query)
+        status, text = self.call('GET', '/v1/nodes?big=Gt(%d)' % 2 ** 63)
+        self.assertEqual(400, status, text)
 
     def test_four_byte_utf8_is_stored_and_read_back(self):
         status, text = self.call('PUT', '/v1/nodes/n1/params',

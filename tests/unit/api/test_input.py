@@ -210,6 +210,14 @@ class TestQueryBoundary(base.APITestCase):
         self.assertError(400, self.get('/v1/nodes?a=Eq(1)&b=Eq(1)&c=Eq(1)'
                                        '&d=Eq(1)'), 'max_filters')
 
+    def test_filter_numbers_out_of_range_are_400(self):
+        for value in ('Gte(%d)' % 2 ** 63, 'Lt(-%d)' % 2 ** 63,
+                      'In(1,%d)' % 2 ** 64, 'Gt(1e999)', 'Eq(1e19)'):
+            self.assertError(400, self.get('/v1/nodes?cpus=' + value),
+                             'out of range')
+        resp = self.get('/v1/nodes?cpus=Lte(%d)' % (2 ** 63 - 1))
+        self.assertEqual(200, resp.status_code, resp.get_data())
+
     def test_default_filter_cap(self):
         query = '&'.join('p%d=Eq(1)' % i for i in range(1000))
         self.assertError(400, self.get('/v1/nodes?' + query), 'at most 64')
