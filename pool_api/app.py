@@ -11,6 +11,7 @@ from pool_api import errors
 from pool_api import microversion
 from pool_api import policy
 from pool_api import routes
+from pool_api import validation
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import exception
@@ -34,6 +35,22 @@ def _context() -> pool_context.RequestContext:
     return pool_context.RequestContext.from_environ(environ)
 
 
+def _check_query() -> None:
+    """Refuse more query parameters than [api] max_filters, and NUL or
+    lone surrogates in their names and values.
+
+    :raises: InvalidParameterValue
+    """
+    args = list(flask.request.args.items(multi=True))
+    if len(args) > CONF.api.max_filters:
+        raise exception.InvalidParameterValue(
+            err='Too many query parameters: %d; a request may have at most '
+                '%d ([api] max_filters).' % (len(args), CONF.api.max_filters))
+    for key, value in args:
+        validation.check_string(key, 'A query parameter name')
+        validation.check_string(value, 'The query parameter %s' % key)
+
+
 def _before_request() -> None:
     flask.g.version = None
     flask.g.context = _context()
@@ -42,6 +59,8 @@ def _before_request() -> None:
             raise exception.InvalidParameterValue(
                 err='Invalid %s "%s": it may have at most %d characters.'
                     % (name, value, MAX_IDENT_LENGTH))
+        validation.check_string(value, 'The path parameter %s' % name)
+    _check_query()
     if flask.request.path not in _UNVERSIONED:
         flask.g.version = microversion.parse(flask.request.headers)
 
@@ -85,6 +104,8 @@ class _BodySizeLimit:
         try:
             length = int(declared)
         except ValueError:
+            length = -1
+        if length < 0:
             return errors.wsgi_error(start_response, 400,
                                      'Invalid Content-Length header.')
         if length > limit:

@@ -5,6 +5,7 @@ import json
 import flask
 from oslo_db import exception as db_exc
 from oslo_log import log
+import sqlalchemy as sa
 from webob import exc as webob_exc
 from werkzeug import exceptions as http_exc
 
@@ -56,9 +57,16 @@ def _too_large(exc: webob_exc.HTTPRequestEntityTooLarge):
     return error_response(413, exc.explanation or exc.title)
 
 
-def _database_down(exc: Exception):
-    LOG.warning('Database unavailable: %s', exc)
-    return _pool_error(exception.DatabaseUnavailable())
+def _database_error(exc: Exception):
+    refused = db_api.refusal(exc)
+    if refused is None:
+        return _unexpected(exc)
+    if isinstance(refused, exception.DatabaseUnavailable):
+        LOG.warning('Database unavailable: %s', exc)
+    else:
+        LOG.info('The database refused request %s %s: %s',
+                 flask.request.method, flask.request.path, exc)
+    return _pool_error(refused)
 
 
 def _deadlock(exc: db_exc.DBDeadlock):
@@ -84,6 +92,8 @@ def register(app: flask.Flask) -> None:
     app.register_error_handler(webob_exc.HTTPRequestEntityTooLarge,
                                _too_large)
     app.register_error_handler(db_exc.DBDeadlock, _deadlock)
-    for error in db_api.UNAVAILABLE_ERRORS:
-        app.register_error_handler(error, _database_down)
+    # DBDeadlock is a DBError: the more specific handler above wins.
+    for error in (*db_api.UNAVAILABLE_ERRORS, db_exc.DBError,
+                  sa.exc.DBAPIError):
+        app.register_error_handler(error, _database_error)
     app.register_error_handler(Exception, _unexpected)

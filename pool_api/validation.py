@@ -1,11 +1,14 @@
 """Request bodies: JSON decoding, jsonschema validation and JSON Patch."""
 import copy
+import json
+import math
 
 import flask
 import jsonpatch
 import jsonpointer
 import jsonschema
 
+from pool_conductor.db import api as db_api
 from pool_conductor import exception
 
 PATCH_SCHEMA = {
@@ -26,20 +29,117 @@ PATCH_SCHEMA = {
 }
 
 
-def json_body():
-    """The decoded JSON body of the request.
+# How deep a JSON document of a request may nest (objects and arrays); the
+# documents pool stores are maps of a few levels, and MySQL refuses
+# documents deeper than 100.
+MAX_DEPTH = 32
+# Numbers every backend stores, floats included.
+MAX_INTEGER = db_api.MAX_NUMBER
 
-    :raises: Invalid when the body is missing or not JSON
+
+def _no_constant(name: str):
+    raise ValueError('%s is not a JSON number' % name)
+
+
+def _pointer(path: tuple) -> str:
+    """A JSON Pointer to a place in a document, printable as ASCII."""
+    if not path:
+        return '/'
+    parts = (str(p).replace('~', '~0').replace('/', '~1') for p in path)
+    return json.dumps('/' + '/'.join(parts))[1:-1]
+
+
+def check_string(value: str, where: str) -> None:
+    """Refuse a string no database stores as text: a NUL character or a
+    lone surrogate (not UTF-8).
+
+    :param where: what holds the string, for the message.
+    :raises: Invalid
     """
-    data = flask.request.get_data(cache=True)
-    if not data:
-        raise exception.Invalid('The request has no body; a JSON document '
-                                'is expected.')
+    if '\x00' in value:
+        raise exception.Invalid('%s holds a NUL character, which cannot be '
+                                'stored.' % where)
     try:
-        return flask.json.loads(data)
+        value.encode('utf-8')
+    except UnicodeEncodeError:
+        raise exception.Invalid('%s holds a lone surrogate (\\ud800 to '
+                                '\\udfff), which is not a character.'
+                                % where) from None
+
+
+def check_document(document, what: str = 'The request body') -> None:
+    """Refuse a JSON document that a backend cannot store or a handler
+    cannot walk: deeper than MAX_DEPTH, with a string check_string()
+    refuses (keys too) or a number beyond +/-MAX_INTEGER. Walks without
+    recursion.
+
+    :raises: Invalid naming the place in the document
+    """
+    stack = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, (dict, list)):
+            if len(path) >= MAX_DEPTH:
+                raise exception.Invalid(
+                    '%s nests deeper than %d levels at %s.'
+                    % (what, MAX_DEPTH, _pointer(path)))
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    check_string(key, '%s: a key at %s' % (what,
+                                                            _pointer(path)))
+                    stack.append((item, path + (key,)))
+            else:
+                stack.extend((item, path + (i,))
+                             for i, item in enumerate(value))
+        elif isinstance(value, str):
+            check_string(value, '%s: the value at %s' % (what,
+                                                          _pointer(path)))
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, (int, float)):
+            if not (math.isfinite(value) and abs(value) <= MAX_INTEGER):
+                raise exception.Invalid(
+                    '%s: the number at %s is out of range: numbers may be '
+                    'from -%d to %d.' % (what, _pointer(path), MAX_INTEGER,
+                                         MAX_INTEGER))
+
+
+def parse_json(data: bytes):
+    """Decode a JSON document strictly and check it with check_document().
+
+    NaN, Infinity and -Infinity are not JSON and are refused.
+
+    :raises: Invalid
+    """
+    try:
+        document = json.loads(data, parse_constant=_no_constant)
+    except RecursionError:
+        raise exception.Invalid('The request body nests deeper than %d '
+                                'levels.' % MAX_DEPTH) from None
     except ValueError as exc:
         raise exception.Invalid('The request body is not valid JSON: %s'
                                 % exc) from None
+    check_document(document)
+    return document
+
+
+def json_body():
+    """The decoded JSON body of the request, checked by parse_json().
+
+    :raises: Invalid when the body is missing, cannot be read (a
+        malformed chunked encoding), is not JSON or holds what
+        check_document() refuses
+    """
+    try:
+        data = flask.request.get_data(cache=True)
+    except (OSError, ValueError) as exc:
+        # The WSGI servers raise these for a malformed chunked body.
+        raise exception.Invalid('The request body could not be read: %s'
+                                % exc) from None
+    if not data:
+        raise exception.Invalid('The request has no body; a JSON document '
+                                'is expected.')
+    return parse_json(data)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -91,11 +191,15 @@ def apply_patch(document: dict, patch, patchable, defaults: dict) -> dict:
 
 
 def _apply(document: dict, patch) -> dict:
+    """Apply a JSON Patch; the result is checked by check_document()."""
     try:
-        return jsonpatch.apply_patch(copy.deepcopy(document), patch)
+        result = jsonpatch.apply_patch(copy.deepcopy(document), patch)
     except (jsonpatch.JsonPatchException,
             jsonpointer.JsonPointerException) as exc:
         raise exception.Invalid('Cannot apply the patch: %s' % exc) from None
+    # A patch path adds depth to its value's.
+    check_document(result, 'The patched document')
+    return result
 
 
 def patch_map(document: dict, patch) -> dict:

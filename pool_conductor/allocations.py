@@ -452,12 +452,13 @@ class AllocationWorker:
                 served = claim_nodes(
                     context, allocation_ids, self.host,
                     self._max_node_id(context))
-            except db_api.UNAVAILABLE_ERRORS as exc:
-                LOG.warning('Database unreachable while processing '
-                            'allocations %(ids)s, they will be retried: '
-                            '%(exc)s', {'ids': allocation_ids, 'exc': exc})
-                return
-            except Exception:
+            except Exception as exc:
+                if db_api.is_unavailable(exc):
+                    LOG.warning('Database unreachable while processing '
+                                'allocations %(ids)s, they will be '
+                                'retried: %(exc)s',
+                                {'ids': allocation_ids, 'exc': exc})
+                    return
                 # Each allocation is tried on its own below, which records
                 # its own failure.
                 LOG.exception('Reserving nodes for allocations %s together '
@@ -487,12 +488,12 @@ class AllocationWorker:
             # them commits soon, then we know whether a node is left.
             outcome = retry.while_result(attempt, BUSY, _BUSY_SLEEP_MIN,
                                          _BUSY_SLEEP_MAX)
-        except db_api.UNAVAILABLE_ERRORS as exc:
-            LOG.warning('Database unreachable while processing allocation '
-                        '%(id)s, it will be retried: %(exc)s',
-                        {'id': allocation_id, 'exc': exc})
-            return None
         except Exception as exc:
+            if db_api.is_unavailable(exc):
+                LOG.warning('Database unreachable while processing '
+                            'allocation %(id)s, it will be retried: %(exc)s',
+                            {'id': allocation_id, 'exc': exc})
+                return None
             LOG.exception('Unexpected error while processing allocation %s',
                           allocation_id)
             try:

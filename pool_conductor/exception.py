@@ -157,6 +157,15 @@ class DatabaseUnavailable(PoolException):
     code = http.SERVICE_UNAVAILABLE
 
 
+class DatabaseRefused(Invalid):
+    """The database refused a value or an expression of this request:
+    %(reason)s"""
+
+
+class DatabaseConflict(Conflict):
+    """The request conflicts with data the database holds: %(reason)s"""
+
+
 class ProvisionerNotFound(PoolException):
     """No provisioner is named %(name)s in the pool.provisioners entry
     points ([provisioner] driver)."""

@@ -1,10 +1,12 @@
 """Digital Rebar's filter functions on node fields and params, as SQL."""
 import dataclasses
+import math
 import re
 
 import sqlalchemy as sa
 
 from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import regex
@@ -88,6 +90,12 @@ def parse(key: str, value) -> Filter:
             raise invalid('%s takes two values, low and high.' % function)
     else:
         args = (_value(raw),)
+    for arg in args:
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool) and (
+                not math.isfinite(arg) or abs(arg) > db_api.MAX_NUMBER):
+            raise invalid('the number %s is out of range: numbers may be '
+                          'from -%d to %d.' % (arg, db_api.MAX_NUMBER,
+                                               db_api.MAX_NUMBER))
     if key in BOOLEAN_FIELDS and (
             function not in ('Eq', 'Ne', 'In', 'Nin')
             or not all(isinstance(a, bool) for a in args)):

@@ -56,12 +56,12 @@ def advance_nodes(context, host: str) -> int:
             continue
         try:
             moved += _advance_locked(context, provisioner, node, host)
-        except db_api.UNAVAILABLE_ERRORS as exc:
-            LOG.warning('Database unreachable while moving node %(node)s '
-                        'on; the next round tries again: %(exc)s',
-                        {'node': node.uuid, 'exc': exc})
-            break
         except Exception as exc:
+            if db_api.is_unavailable(exc):
+                LOG.warning('Database unreachable while moving node '
+                            '%(node)s on; the next round tries again: '
+                            '%(exc)s', {'node': node.uuid, 'exc': exc})
+                break
             LOG.exception('The provisioner failed on node %s', node.uuid)
             try:
                 binding.advance(context, node, host, {

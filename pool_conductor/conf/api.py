@@ -24,6 +24,13 @@ opts = [
                help='The largest number of items returned in a single '
                     'page of a collection; larger limit values are '
                     'capped to it.'),
+    cfg.IntOpt('max_filters',
+               default=64,
+               min=1,
+               help='The largest number of query parameters (filters, '
+                    'paging and field selection together) a request may '
+                    'have; a request with more is refused with 400 before '
+                    'any query is built.'),
     cfg.FloatOpt('allocation_cast_interval',
                  default=0.05,
                  min=0,

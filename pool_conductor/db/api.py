@@ -62,17 +62,22 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
 
 
 def _mysql_setup(engine: sa.engine.Engine) -> None:
-    """Use READ COMMITTED on MySQL/MariaDB.
+    """Use READ COMMITTED and utf8mb4 on MySQL/MariaDB.
 
     With the default REPEATABLE READ, InnoDB keeps next-key locks on every
     row a locking read scanned, which makes concurrent SKIP LOCKED claims
     block each other on rows they never took.
+
+    oslo.db asks for the charset utf8 (3-byte UTF-8) when the URL names
+    none, which refuses 4-byte characters (emoji); every connection uses
+    utf8mb4, whatever the URL says.
     """
     if engine.dialect.name != 'mysql':
         return
 
     @sa.event.listens_for(engine, 'connect')
     def _connect(dbapi_conn, record):
+        dbapi_conn.set_character_set('utf8mb4')
         cursor = dbapi_conn.cursor()
         cursor.execute('SET SESSION TRANSACTION ISOLATION LEVEL '
                        'READ COMMITTED')
@@ -207,6 +212,13 @@ def _install_hooks() -> None:
 _install_hooks()
 
 
+# The largest magnitude of a number every backend stores and reads back
+# as written, in a column (MySQL's BIGINT, symmetric) or a JSON document
+# (PostgreSQL's jsonb writes numbers without an exponent, so that a float
+# of 1e20 reads back as a 21-digit integer).
+MAX_NUMBER = 2 ** 63 - 1
+
+
 # Execution options of an UPDATE or DELETE: the objects of the session are
 # not brought in line (every read uses populate_existing), which saves
 # evaluating the statement's criteria in Python.
@@ -299,9 +311,108 @@ def paginate(query, model, limit: int | None, marker, sort_key: str,
     return query
 
 
-# Errors that say the database cannot serve now, not that a request is
-# wrong: a refused or lost connection (oslo.db does not translate a refused
-# connection of a pool checkout), an exhausted connection pool, SQLite's
-# busy lock. The work is retried later; the API answers 503.
+# The classes of the errors that may say the database cannot serve now;
+# is_unavailable() tells which of them do.
 UNAVAILABLE_ERRORS = (db_exc.DBConnectionError, sa.exc.OperationalError,
-                      sa.exc.DisconnectionError, sa.exc.TimeoutError)
+                      sa.exc.InterfaceError, sa.exc.DisconnectionError,
+                      sa.exc.TimeoutError)
+
+# PostgreSQL SQLSTATEs of a lost or refused connection: class 08
+# (connection exception), 57P (operator intervention: shutdown, cannot
+# connect now) and 53300 (too many connections).
+_PG_UNAVAILABLE = ('08', '57P', '53300')
+# MySQL/MariaDB client and server codes of the same: can't connect (2002,
+# 2003), server gone away (2006), lost connection (2013, 2055), too many
+# connections (1040), shutdown in progress (1053), connection killed (1927),
+# disconnected for inactivity (4031).
+_MYSQL_UNAVAILABLE = frozenset((1040, 1053, 1927, 2002, 2003, 2006, 2013,
+                                2055, 4031))
+# SQLite's primary result codes of a busy, locked, unreadable or
+# unopenable database.
+_SQLITE_UNAVAILABLE = frozenset((5, 6, 10, 14))
+_SQLITE_UNAVAILABLE_MESSAGES = ('database is locked', 'database is busy',
+                                'unable to open database', 'disk i/o error')
+
+
+def dbapi_error(exc: BaseException) -> BaseException | None:
+    """The driver's exception under an oslo.db or SQLAlchemy one, if any."""
+    if isinstance(exc, db_exc.DBError) and exc.inner_exception is not None:
+        exc = exc.inner_exception
+    if isinstance(exc, sa.exc.DBAPIError):
+        return exc.orig
+    return None
+
+
+def _driver_unavailable(orig: BaseException) -> bool:
+    module = type(orig).__module__ or ''
+    if module.startswith(('psycopg', 'pg8000')):
+        code = (getattr(orig, 'pgcode', None)
+                or getattr(orig, 'sqlstate', None))
+        # libpq's own errors (connection refused, server closed the
+        # connection) carry no SQLSTATE.
+        return code is None or code.startswith(_PG_UNAVAILABLE)
+    if module.startswith(('pymysql', 'MySQLdb', 'mysql')):
+        code = orig.args[0] if orig.args else None
+        return code in _MYSQL_UNAVAILABLE
+    if module.startswith('sqlite3'):
+        code = getattr(orig, 'sqlite_errorcode', None)
+        if code is not None:
+            return code & 0xff in _SQLITE_UNAVAILABLE
+        return str(orig).lower().startswith(_SQLITE_UNAVAILABLE_MESSAGES)
+    # An unknown driver: an OperationalError may well be a connection
+    # problem, and retrying it later is the safe side.
+    return True
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether an error says the database cannot serve now (a refused or
+    lost connection, an exhausted connection pool, SQLite's busy lock),
+    not that a request is wrong. Work that fails so is retried later; the
+    API answers 503.
+    """
+    if isinstance(exc, (db_exc.DBConnectionError, sa.exc.DisconnectionError,
+                        sa.exc.TimeoutError)):
+        return True
+    if isinstance(exc, db_exc.DBError) and exc.inner_exception is not None:
+        exc = exc.inner_exception
+    if not isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError)):
+        return False
+    if exc.connection_invalidated:
+        return True
+    return _driver_unavailable(exc.orig)
+
+
+def _driver_message(orig: BaseException | None) -> str:
+    if orig is None:
+        return 'no detail'
+    args = getattr(orig, 'args', ())
+    # PyMySQL's arguments are (code, message).
+    text = str(args[1]) if len(args) > 1 else str(orig)
+    text = (text.strip().splitlines() or ['no detail'])[0]
+    return text[:200]
+
+
+def refusal(exc: BaseException) -> Exception | None:
+    """The pool exception an error of the database stands for.
+
+    :returns: DatabaseUnavailable for an unreachable database,
+        DatabaseConflict for a duplicate or a missing reference,
+        DatabaseRefused for anything else the database refuses to store
+        or evaluate (a value out of range, invalid JSON, a JSON path,
+        a check constraint, an expression too large); None for errors
+        that are the server's own bugs (programming errors).
+    """
+    if is_unavailable(exc):
+        return exception.DatabaseUnavailable()
+    inner = exc
+    if isinstance(exc, db_exc.DBError) and exc.inner_exception is not None:
+        inner = exc.inner_exception
+    reason = _driver_message(dbapi_error(exc))
+    if isinstance(exc, (db_exc.DBDuplicateEntry, db_exc.DBReferenceError)):
+        return exception.DatabaseConflict(reason=reason)
+    if isinstance(inner, (sa.exc.OperationalError, sa.exc.DataError,
+                          sa.exc.IntegrityError)) or isinstance(
+            exc, (db_exc.DBDataError, db_exc.DBConstraintError,
+                  db_exc.DBInvalidUnicodeParameter)):
+        return exception.DatabaseRefused(reason=reason)
+    return None

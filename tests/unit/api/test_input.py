@@ -1,0 +1,236 @@
+"""The input boundary: every body and query string is checked before SQL."""
+import io
+import json
+import re
+
+import sqlalchemy as sa
+
+from pool_api import routes
+from pool_api import validation
+from pool_conductor.db import api as db_api
+from pool_conductor.db import models
+from tests.unit.api import base
+
+# A value the boundary refuses, and a word of the message that names it.
+# Each is placed where the route's body would otherwise take any value.
+_DEEP = '[' * (validation.MAX_DEPTH + 5) + ']' * (validation.MAX_DEPTH + 5)
+_VERY_DEEP = '[' * 50000 + ']' * 50000
+BAD_VALUES = [
+    ('deep nesting', _DEEP, 'deeper than'),
+    ('nesting past the recursion limit', _VERY_DEEP, 'deeper than'),
+    ('NaN', 'NaN', 'NaN'),
+    ('Infinity', 'Infinity', 'Infinity'),
+    ('-Infinity', '-Infinity', 'Infinity'),
+    ('a float too large for a double', '1e999', 'out of range'),
+    ('a float beyond the integers', '1e19', 'out of range'),
+    ('a huge integer', str(2 ** 63), 'out of range'),
+    ('a huge negative integer', str(-2 ** 63), 'out of range'),
+    ('NUL in a value', '"a\\u0000b"', 'NUL'),
+    ('a lone surrogate in a value', '"\\ud800"', 'lone surrogate'),
+]
+# The same problems in a key of a map.
+BAD_KEYS = [
+    ('NUL in a key', '"a\\u0000b"', 'NUL'),
+    ('a lone surrogate in a key', '"x\\udfff"', 'lone surrogate'),
+]
+
+# A body each route accepts, with {} where a bad value or key goes: free
+# maps (extra, params, properties) where the route has one.
+_PATCH = '[{"op": "add", "path": "/extra/k", "value": %s}]'
+_OBJECT = '{"target": %s}'
+BODIES = {
+    'NodeCreate': '{"driver": "fake-hardware", "extra": {"k": %s}}',
+    'NodeParams': '{"k": %s}',
+    'AllocationCreate': '{"resource_class": "rc", "extra": {"k": %s}}',
+    'PoolCreate': '{"name": "p2", "params": {"k": %s}}',
+    'ProfileCreate': '{"name": "pr2", "params": {"k": %s}}',
+    'WorkflowCreate': '{"name": "wf2", "stages": [], "extra": {"k": %s}}',
+    'PoolAction': '{"count": 1, "extra": {"k": %s}}',
+}
+PATCH_ROOTS = {
+    '/v1/nodes/<node_ident>/params': '/k',
+    '/v1/pools/<pool_name>': '/params/k',
+    '/v1/profiles/<profile_name>': '/params/k',
+    '/v1/workflows/<workflow_name>': '/description',
+}
+
+
+def body_routes():
+    """The routes of the route table that take a body."""
+    return [r for r in routes.ROUTES if r.doc.body]
+
+
+class TestBodyBoundary(base.APITestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.enroll(name='n1', extra={'a': 1})
+        for collection, body in (
+                ('pools', {'name': 'web'}),
+                ('profiles', {'name': 'big', 'params': {'a': 1}}),
+                ('workflows', {'name': 'wf', 'stages': []})):
+            resp = self.post('/v1/' + collection, body)
+            self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/allocations', {'resource_class': 'rc',
+                                             'name': 'a1'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.path_values = {'node_ident': 'n1', 'allocation_ident': 'a1',
+                            'pool_name': 'web', 'profile_name': 'big',
+                            'workflow_name': 'wf'}
+
+    def path(self, route) -> str:
+        return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
+                      route.rule)
+
+    def template(self, route) -> str:
+        """The route's body with %s where a value goes."""
+        if route.doc.body == 'JSONPatch':
+            root = PATCH_ROOTS.get(route.rule)
+            if root is None:
+                return _PATCH
+            return _PATCH.replace('/extra/k', root)
+        return BODIES.get(route.doc.body, _OBJECT)
+
+    def snapshot(self) -> dict:
+        """Every row of every table."""
+        with db_api.get_engine().connect() as conn:
+            return {t.name: sorted(map(repr, conn.execute(sa.select(t))))
+                    for t in models.Base.metadata.sorted_tables}
+
+    def test_the_table_covers_every_body(self):
+        self.assertEqual(21, len(body_routes()))
+
+    def test_bad_values_are_400_and_store_nothing(self):
+        before = self.snapshot()
+        for route in body_routes():
+            template = self.template(route)
+            for name, value, word in BAD_VALUES:
+                raw = (template % value).encode()
+                resp = self.request(route.method, self.path(route), raw=raw)
+                message = self.assertError(400, resp)
+                self.assertIn(word, message,
+                              '%s %s: %s' % (route.method, route.rule, name))
+        self.assertEqual(before, self.snapshot())
+
+    def test_bad_keys_are_400_and_store_nothing(self):
+        before = self.snapshot()
+        for route in body_routes():
+            template = self.template(route)
+            for name, key, word in BAD_KEYS:
+                raw = (template % ('{%s: 1}' % key)).encode()
+                resp = self.request(route.method, self.path(route), raw=raw)
+                message = self.assertError(400, resp)
+                self.assertIn(word, message,
+                              '%s %s: %s' % (route.method, route.rule, name))
+        self.assertEqual(before, self.snapshot())
+
+    def test_values_at_the_limits_are_stored(self):
+        deep = '[' * (validation.MAX_DEPTH - 2) + ']' * (
+            validation.MAX_DEPTH - 2)
+        raw = ('{"big": %d, "small": %d, "float": 9.2e18, "deep": %s, '
+               '"emoji": "\\ud83d\\ude00"}'
+               % (2 ** 63 - 1, -2 ** 63 + 1, deep)).encode()
+        resp = self.request('PUT', '/v1/nodes/n1/params', raw=raw)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        params = self.get('/v1/nodes/n1/params').get_json()
+        self.assertEqual(2 ** 63 - 1, params['big'])
+        self.assertEqual('\U0001f600', params['emoji'])
+
+    def test_nan_param_does_not_poison_filters(self):
+        resp = self.request('PUT', '/v1/nodes/n1/params',
+                            raw=b'{"cpus": NaN}')
+        self.assertError(400, resp, 'NaN')
+        resp = self.get('/v1/nodes?cpus=Gte(4)')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        json.loads(resp.get_data())
+
+    def test_patch_deeper_than_the_limit_is_400(self):
+        # Each part of the patch is within the limit; the path adds depth.
+        half = validation.MAX_DEPTH - 3
+        value = '[' * half + ']' * half
+        path = '/k' + '/k' * half
+        nested = '{"k": ' * half + '1' + '}' * half
+        self.assertEqual(200, self.request(
+            'PUT', '/v1/nodes/n1/params',
+            raw=('{"k": %s}' % nested).encode()).status_code)
+        raw = ('[{"op": "add", "path": "%s", "value": %s}]'
+               % (path, value)).encode()
+        resp = self.request('PATCH', '/v1/nodes/n1/params', raw=raw)
+        self.assertError(400, resp, 'deeper than')
+
+    def test_malformed_chunked_body_is_400(self):
+        for error in (ValueError('Bad chunked transfer size'),
+                      OSError('Invalid chunk size')):
+
+            class Broken(io.BytesIO):
+                def read(self, *args, error=error):
+                    raise error
+
+                readline = readinto = read
+
+            resp = self.client.open(
+                '/v1/nodes', method='POST', input_stream=Broken(),
+                # As the servers pass a chunked body: no length, and a
+                # stream that ends where the body does.
+                environ_overrides={'CONTENT_LENGTH': '',
+                                   'wsgi.input_terminated': True},
+                headers={'X-OpenStack-Ironic-API-Version': base.LATEST,
+                         'Content-Type': 'application/json',
+                         'Transfer-Encoding': 'chunked'})
+            self.assertError(400, resp, 'could not be read')
+
+
+class TestContentLength(base.APITestCase):
+
+    def test_negative_content_length_is_400(self):
+        resp = self.client.open(
+            '/v1/nodes', method='POST', data=b'{"driver": "fake-hardware"}',
+            environ_overrides={'CONTENT_LENGTH': '-1'},
+            headers={'X-OpenStack-Ironic-API-Version': base.LATEST,
+                     'Content-Type': 'application/json'})
+        self.assertError(400, resp, 'Content-Length')
+
+
+class TestQueryBoundary(base.APITestCase):
+
+    def test_nul_in_a_query_value_is_400(self):
+        self.assertError(400, self.get('/v1/nodes?name=a%00b'), 'NUL')
+        self.assertError(400, self.get('/v1/allocations?owner=%00'), 'NUL')
+
+    def test_nul_in_a_query_name_is_400(self):
+        self.assertError(400, self.get('/v1/nodes?a%00b=Eq(1)'), 'NUL')
+
+    def test_nul_in_a_path_is_400(self):
+        self.assertError(400, self.get('/v1/nodes/a%00b'), 'NUL')
+
+    def test_too_many_filters_is_400(self):
+        self.config(max_filters=3, group='api')
+        resp = self.get('/v1/nodes?a=Eq(1)&b=Eq(1)&c=Eq(1)')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertError(400, self.get('/v1/nodes?a=Eq(1)&b=Eq(1)&c=Eq(1)'
+                                       '&d=Eq(1)'), 'max_filters')
+
+    def test_filter_numbers_out_of_range_are_400(self):
+        for value in ('Gte(%d)' % 2 ** 63, 'Lt(-%d)' % 2 ** 63,
+                      'In(1,%d)' % 2 ** 64, 'Gt(1e999)', 'Eq(1e19)'):
+            self.assertError(400, self.get('/v1/nodes?cpus=' + value),
+                             'out of range')
+        resp = self.get('/v1/nodes?cpus=Lte(%d)' % (2 ** 63 - 1))
+        self.assertEqual(200, resp.status_code, resp.get_data())
+
+    def test_default_filter_cap(self):
+        query = '&'.join('p%d=Eq(1)' % i for i in range(1000))
+        self.assertError(400, self.get('/v1/nodes?' + query), 'at most 64')
+
+
+class TestCheckDocument(base.APITestCase):
+
+    def test_lone_surrogates_anywhere(self):
+        for document in ('\udc00', {'\ud800': 1}, [['a\udfffb']]):
+            self.assertRaisesRegex(Exception, 'lone surrogate',
+                                   validation.check_document, document)
+
+    def test_places_are_named(self):
+        self.assertRaisesRegex(Exception, '/extra/k~1x/1',
+                               validation.check_document,
+                               {'extra': {'k/x': [0, 2 ** 64]}})
