@@ -290,11 +290,17 @@ def get_node(node_ident):
     return flask.jsonify(to_dict(node, fields))
 
 
-def check_pool_references(values: dict) -> None:
-    """Check the profiles and workflow a node is given exist.
+def check_pool_references(values: dict, node=None) -> None:
+    """Check the profiles and workflow a node is given exist, and that
+    the caller may read those the node did not have already.
 
     :raises: ObjectNotFound
     """
+    had = set(node.profiles or ()) if node is not None else set()
+    if node is None or values.get('workflow') != node.workflow:
+        policy.check_readable('Workflow', [values.get('workflow')])
+    policy.check_readable('Profile', [p for p in values.get('profiles') or ()
+                                      if p not in had])
     if values.get('workflow'):
         pools_db.get(flask.g.context, models.Workflow, values['workflow'])
     pools_db.get_many(flask.g.context, models.Profile,
@@ -329,7 +335,7 @@ def update_node(node_ident):
         changed.update({f: after[f] for f in reported})
     if not changed:
         return flask.jsonify(before)
-    check_pool_references(changed)
+    check_pool_references(changed, node)
     if reported:
         # A stage or runnable report moves a waiting node on, a repeated
         # one too.
