@@ -15,6 +15,7 @@ from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from tests.unit.api import base
 
@@ -496,3 +497,72 @@ class TestReturnToPoolAuthorizesTheNode(PolicyTestCase):
                                '/v1/nodes/%s/returnToPool' % node.uuid, {})
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertIsNone(self.get_node(node.uuid)['allocation_uuid'])
+
+
+class TestSecrets(PolicyTestCase):
+    """Secrets of driver_info and instance_info are masked as in Ironic.
+    """
+
+    DRIVER_INFO = {'ipmi_address': '10.0.0.1', 'ipmi_username': 'root',
+                   'ipmi_password': 'hunter2',
+                   'redfish': {'redfish_password': 'hunter3'}}
+    INSTANCE_INFO = {'image_source': 'img', 'configdrive': 'secret-drive',
+                     'image_url': 'https://swift/temp?sig=x'}
+    MASKED_DRIVER_INFO = {'ipmi_address': '10.0.0.1',
+                          'ipmi_username': 'root',
+                          'ipmi_password': '******',
+                          'redfish': {'redfish_password': '******'}}
+    MASKED_INSTANCE_INFO = {'image_source': 'img', 'configdrive': '******',
+                            'image_url': '******'}
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(owner=PROJECT,
+                                     driver_info=self.DRIVER_INFO,
+                                     instance_info=self.INSTANCE_INFO)
+
+    def shown(self, persona: str) -> list[dict]:
+        """The node as each read answers it."""
+        url = '/v1/nodes/%s' % self.node.uuid
+        answers = [
+            self.as_persona(persona, 'GET', url).get_json(),
+            self.as_persona(persona, 'GET', '/v1/nodes/detail'
+                            ).get_json()['nodes'][0],
+            self.as_persona(persona, 'GET', '/v1/nodes?fields=driver_info,'
+                            'instance_info').get_json()['nodes'][0],
+            self.as_persona(persona, 'PATCH', url, [
+                {'op': 'add', 'path': '/extra/a', 'value': 1}]).get_json(),
+            # The same again changes nothing: the node as it is.
+            self.as_persona(persona, 'PATCH', url, [
+                {'op': 'add', 'path': '/extra/a', 'value': 1}]).get_json(),
+        ]
+        return [{k: a[k] for k in ('driver_info', 'instance_info')}
+                for a in answers]
+
+    def test_masked_for_project_and_system_readers(self):
+        masked = {'driver_info': self.MASKED_DRIVER_INFO,
+                  'instance_info': self.MASKED_INSTANCE_INFO}
+        for persona in ('project_member', 'system_admin'):
+            for answer in self.shown(persona):
+                self.assertEqual(masked, answer, persona)
+
+    def test_shown_to_whom_the_rules_allow(self):
+        self.use_policy({'show_password': 'role:admin and system_scope:all',
+                         'show_instance_secrets':
+                             'role:admin and system_scope:all'})
+        for answer in self.shown('system_admin'):
+            self.assertEqual({'driver_info': self.DRIVER_INFO,
+                              'instance_info': self.INSTANCE_INFO}, answer)
+        for answer in self.shown('project_member'):
+            self.assertEqual('******',
+                             answer['driver_info']['ipmi_password'])
+
+    def test_a_change_keeps_the_secrets(self):
+        url = '/v1/nodes/%s' % self.node.uuid
+        resp = self.as_persona('project_member', 'PATCH', url, [
+            {'op': 'add', 'path': '/driver_info/ipmi_port', 'value': 623}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('******', resp.get_json()['driver_info'][
+            'ipmi_password'])
+        node = nodes_db.get_node(self.context, self.node.uuid)
+        self.assertEqual('hunter2', node.driver_info['ipmi_password'])
