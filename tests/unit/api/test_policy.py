@@ -566,3 +566,49 @@ class TestSecrets(PolicyTestCase):
             'ipmi_password'])
         node = nodes_db.get_node(self.context, self.node.uuid)
         self.assertEqual('hunter2', node.driver_info['ipmi_password'])
+
+
+class TestSecretProfileParams(PolicyTestCase):
+    """A profile's secret params reach only those who may read it."""
+
+    def setUp(self):
+        super().setUp()
+        resp = self.as_persona('system_admin', 'POST', '/v1/profiles', {
+            'name': 'admins', 'secret_params': ['root_pw'],
+            'params': {'root_pw': 's3cret', 'ntp': 'ntp.example'}})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertEqual(['root_pw'], resp.get_json()['secret_params'])
+        self.node = self.create_node(owner=PROJECT, profiles=['admins'],
+                                     params={'own': 1})
+        self.url = '/v1/nodes/%s/params' % self.node.uuid
+
+    def params(self, persona: str, query: str = '?aggregate=true') -> dict:
+        resp = self.as_persona(persona, 'GET', self.url + query)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def test_masked_for_who_may_not_read_the_profile(self):
+        self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example',
+                          'own': 1}, self.params('project_reader'))
+        self.assertEqual({'own': 1}, self.params('project_reader', ''))
+
+    def test_shown_to_profile_readers(self):
+        self.assertEqual({'root_pw': 's3cret', 'ntp': 'ntp.example',
+                          'own': 1}, self.params('system_reader'))
+        self.use_policy({'pool:profile:get': 'role:reader'})
+        self.assertEqual('s3cret', self.params('project_reader')['root_pw'])
+
+    def test_the_nodes_own_param_is_shown(self):
+        nodes_db.update_node(self.context, self.node,
+                             {'params': {'root_pw': 'mine'}})
+        self.assertEqual('mine', self.params('project_reader')['root_pw'])
+
+    def test_marked_secret_later(self):
+        resp = self.as_persona('system_admin', 'PATCH',
+                               '/v1/profiles/admins', [
+                                   {'op': 'add', 'path': '/secret_params/-',
+                                    'value': 'ntp'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(['root_pw', 'ntp'],
+                         resp.get_json()['secret_params'])
+        self.assertEqual('******', self.params('project_reader')['ntp'])
