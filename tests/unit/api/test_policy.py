@@ -612,3 +612,20 @@ class TestSecretProfileParams(PolicyTestCase):
         self.assertEqual(['root_pw', 'ntp'],
                          resp.get_json()['secret_params'])
         self.assertEqual('******', self.params('project_reader')['ntp'])
+
+
+class TestAllocationPool(PolicyTestCase):
+
+    def test_unreadable_pool_is_not_found_as_a_missing_one(self):
+        pools_db.create(self.context, models.Pool, {'name': 'web'})
+        answers = [self.as_persona('project_member', 'POST',
+                                   '/v1/allocations',
+                                   {'resource_class': 'baremetal',
+                                    'pool': name})
+                   for name in ('web', 'nothing')]
+        web, nothing = [self.assertError(404, r) for r in answers]
+        self.assertEqual(nothing.replace('nothing', 'web'), web)
+        resp = self.as_persona('system_admin', 'POST', '/v1/allocations',
+                               {'resource_class': 'baremetal',
+                                'pool': 'web'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
