@@ -629,3 +629,23 @@ class TestAllocationPool(PolicyTestCase):
                                {'resource_class': 'baremetal',
                                 'pool': 'web'})
         self.assertEqual(201, resp.status_code, resp.get_data())
+
+
+class TestNodeSeenFirst(PolicyTestCase):
+
+    def test_an_unseen_node_is_not_found_whatever_the_rule_allows(self):
+        # Every rule of a node operation lets anyone through.
+        self.use_policy({rule.name: '@' for rule in policy.RULES
+                         if rule.name.startswith(('baremetal:node:',
+                                                  'pool:pool:action'))
+                         and rule.name != 'baremetal:node:get'})
+        for method, path, body, _expected in CASES:
+            if '{node}' not in path or method == 'GET':
+                continue
+            url = path.format(**self.resources(path))
+            before = self.get_node(url.split('/')[3])
+            resp = self.as_persona('other_member', method, url, body)
+            self.assertError(404, resp)
+            after = self.get_node(before['uuid'])
+            self.assertEqual(before['updated_at'], after['updated_at'],
+                             '%s %s' % (method, path))
