@@ -13,8 +13,6 @@ SYSTEM_MEMBER = 'role:member and system_scope:all'
 SYSTEM_READER = 'role:reader and system_scope:all'
 API_READER = 'role:reader'
 API_MEMBER = 'role:member'
-# Any admin: a system admin, or an admin of a project.
-ADMIN = 'role:admin'
 
 NODE_READER = ('(%s) or (role:reader and project_id:%%(node.owner)s) or '
                '(role:reader and project_id:%%(node.lessee)s)'
@@ -107,17 +105,41 @@ RULES = [
           'List and show conductors.',
           [('GET', '/v1/conductors'), ('GET', '/v1/conductors/{hostname}')]),
 ]
-# Administration of pools, profiles and workflows: admins only.
+# Pools, profiles and workflows are read by system readers and
+# administered by system admins, as Ironic's deploy templates.
 for _noun in ('pool', 'profile', 'workflow'):
-    for _verb, _method in (('get', 'GET'), ('list', 'GET'),
-                           ('create', 'POST'), ('update', 'PATCH'),
-                           ('delete', 'DELETE')):
+    for _verb, _method, _check in (
+            ('get', 'GET', SYSTEM_READER), ('list', 'GET', SYSTEM_READER),
+            ('create', 'POST', SYSTEM_ADMIN),
+            ('update', 'PATCH', SYSTEM_ADMIN),
+            ('delete', 'DELETE', SYSTEM_ADMIN)):
         RULES.append(_rule(
-            'pool:%s:%s' % (_noun, _verb), ADMIN,
+            'pool:%s:%s' % (_noun, _verb), _check,
             '%s %ss.' % (_verb.capitalize(), _noun),
             [(_method, '/v1/%ss' % _noun)]))
-RULES.append(_rule('pool:pool:action', ADMIN, 'Run an action on a pool.',
-                   [('POST', '/v1/pools/{pool_ident}/actions')]))
+_POOL_ACTIONS = [('POST', '/v1/pools/{pool_ident}/%s' % action)
+                 for action in ('addMachines', 'removeMachines',
+                                'allocateMachines', 'returnMachines')]
+RULES += [
+    _rule('pool:pool:action', SYSTEM_ADMIN,
+          'Run an action on a pool, or return a node to its pool.',
+          _POOL_ACTIONS + [('POST', NODE + '/returnToPool')]),
+    _rule('pool:pool:action_all', SYSTEM_MEMBER,
+          'Let pool actions touch the nodes of every project. Without it '
+          'an action selects only the nodes the project of the token owns '
+          'or leases, and a node named in it that the project neither '
+          'owns nor leases is not found.',
+          _POOL_ACTIONS + [('POST', NODE + '/returnToPool')]),
+    # Ironic's names; the first exists for legacy reasons there.
+    policy.RuleDefault(
+        'show_password', '!',
+        description='Show or mask secrets within node driver '
+                    'information in API responses.'),
+    policy.RuleDefault(
+        'show_instance_secrets', '!',
+        description='Show or mask secrets within instance information '
+                    'in API responses.'),
+]
 
 
 def list_rules() -> list:
@@ -203,15 +225,15 @@ def authorize(rule: str, target: dict | None = None,
               hidden: Exception | None = None) -> None:
     """Step one of every handler: check the request may do this.
 
-    :param read_rule: the rule to see the target at all; a caller who may
-        not gets ``hidden``, so that it cannot tell the target exists
+    :param read_rule: the rule to see the target at all, checked first:
+        a caller who may not gets ``hidden`` whatever rule allows, so
+        that it cannot tell the target exists nor act on it
     :raises: Forbidden, or hidden
     """
-    if allowed(rule, target):
-        return
     if read_rule is not None and not allowed(read_rule, target):
         raise hidden
-    raise exception.Forbidden()
+    if not allowed(rule, target):
+        raise exception.Forbidden()
 
 
 def authorize_node(rule: str, node, ident: str) -> None:
@@ -241,3 +263,20 @@ def project_scope(list_all_rule: str) -> str | None:
     if not project:
         raise exception.Forbidden()
     return project
+
+
+# The rule to read each kind of named object.
+READ_RULES = {'Pool': 'pool:pool:get', 'Profile': 'pool:profile:get',
+              'Workflow': 'pool:workflow:get'}
+
+
+def check_readable(kind: str, names) -> None:
+    """Named pools, profiles or workflows a request refers to must be
+    ones the caller may read: else the first is not found, with the
+    message of a missing one, whether it exists or not.
+
+    :raises: ObjectNotFound
+    """
+    names = [n for n in names if n]
+    if names and not allowed(READ_RULES[kind]):
+        raise exception.ObjectNotFound(kind=kind, name=names[0])

@@ -38,6 +38,9 @@ class Request:
     actions: dict = dataclasses.field(default_factory=dict)
     wait_for_stage: str | None = None
     force: bool = False
+    # The project the action is run for: it touches only the nodes the
+    # project owns or leases. None for every node.
+    project: str | None = None
 
 
 def result(node) -> dict:
@@ -60,15 +63,18 @@ def _lock_pool(conn, name: str):
 
 def _named_ids(conn, request: Request, *where) -> list[int]:
     """The ids of the nodes a request names, or with all_machines of
-    every node matching where.
+    every node matching where; only the project's nodes for a request of
+    a project.
 
-    :raises: NodeNotFound for an entry that names no node
+    :raises: NodeNotFound for an entry that names no node (of the
+        project), the same for a node of another project as for none
     """
+    scope = actions_db.project_nodes(request.project)
     if request.all_machines:
-        return actions_db.member_ids(conn, *where)
+        return actions_db.member_ids(conn, *where, *scope)
     ids: dict[int, None] = {}
     for item in request.machine_list:
-        found = actions_db.machine_ids(conn, item)
+        found = actions_db.machine_ids(conn, item, *scope)
         if not found:
             raise exception.NodeNotFound(node=item)
         ids.update(dict.fromkeys(found))
@@ -161,14 +167,14 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
             nodes = actions_db.free_members(
                 conn, pool.name,
                 None if request.all_machines else request.count,
-                request.filters)
+                request.filters, request.project)
             if (len(nodes) < request.count and not request.partial_success
                     and not request.all_machines):
                 raise exception.InsufficientNodes(
                     pool=pool.name, count=request.count, found=len(nodes))
         uuids = [uuidutils.generate_uuid() for _ in nodes]
         ids = binding_db.insert_allocations(conn, [
-            {'uuid': uuid, 'node_id': n.id,
+            {'uuid': uuid, 'node_id': n.id, 'owner': request.project,
              'resource_class': n.resource_class,
              'extra': {'pool': pool.name}}
             for n, uuid in zip(nodes, uuids, strict=True)])

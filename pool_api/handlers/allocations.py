@@ -120,6 +120,8 @@ def create_allocation():
     values['traits'] = sorted(set(body.get('traits') or ()))
     if project is not None:
         values['owner'] = project
+    # A pool the caller may not read is not found, as a missing one.
+    policy.check_readable('Pool', [body.get('pool')])
     node = _node_for_request(body['node']) if body.get('node') else None
     alloc = allocations.create(
         flask.g.context, values, flask.current_app.config['RPCAPI'],

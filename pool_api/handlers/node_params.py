@@ -3,6 +3,7 @@ import flask
 
 from pool_api.handlers import nodes
 from pool_api import params
+from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.db import nodes as nodes_db
@@ -10,11 +11,14 @@ from pool_conductor.db import pools as pools_db
 
 
 def get_node_params(node_ident):
-    """The params of a node; with aggregate=true, its profiles' too."""
+    """The params of a node; with aggregate=true, its profiles' too, with
+    their secret params masked for a caller who may not read profiles."""
     node = nodes.get_authorized(node_ident, 'baremetal:node:get')
     if params.get_bool('aggregate'):
+        mask = (None if policy.allowed('pool:profile:get')
+                else nodes.SECRET_MASK)
         return flask.jsonify(pools_db.effective_params(flask.g.context,
-                                                       node))
+                                                       node, mask))
     return flask.jsonify(node.params or {})
 
 

@@ -1,5 +1,6 @@
 """Nodes: /v1/nodes, their states and their maintenance mode."""
 import flask
+from oslo_utils import strutils
 
 from pool_api import links
 from pool_api import microversion
@@ -82,6 +83,8 @@ SOFT_POWER_TARGETS = ('soft power off', 'soft rebooting')
 MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
 RELEASING_VERBS = ('deleted', 'undeploy')
 DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
+# What a secret is shown as, as in Ironic.
+SECRET_MASK = '******'
 
 
 def _visible(field: str) -> bool:
@@ -136,6 +139,33 @@ def to_dict(node, fields=None) -> dict:
         'links': links.resource_links('nodes', node.uuid),
     }
     return render.select(values, fields or _visible_fields())
+
+
+def hide_secrets(node, body: dict) -> dict:
+    """Mask the secrets of a node's representation as Ironic does: keys
+    of driver_info and instance_info that look like passwords (oslo's
+    mask_dict_password), and instance_info's image_url, unless the
+    caller passes show_password or show_instance_secrets."""
+    target = {'node.owner': node.owner or '',
+              'node.lessee': node.lessee or ''}
+    if body.get('driver_info') and not policy.allowed('show_password',
+                                                      target):
+        body['driver_info'] = strutils.mask_dict_password(
+            body['driver_info'], SECRET_MASK)
+    if body.get('instance_info') and not policy.allowed(
+            'show_instance_secrets', target):
+        info = strutils.mask_dict_password(body['instance_info'],
+                                           SECRET_MASK)
+        if info.get('image_url'):
+            # It may be a temporary URL that grants access to the image.
+            info['image_url'] = SECRET_MASK
+        body['instance_info'] = info
+    return body
+
+
+def present(node, fields=None) -> dict:
+    """A node as the caller may see it: to_dict() with secrets hidden."""
+    return hide_secrets(node, to_dict(node, fields))
 
 
 def _node_url(node, suffix: str = '') -> str:
@@ -229,7 +259,7 @@ def _list(detail: bool):
     nodes = nodes_db.list_nodes(flask.g.context, filters, limit=limit,
                                 marker=params.get_marker(),
                                 sort_key=sort_key, sort_dir=sort_dir)
-    body = {'nodes': [to_dict(n, fields) for n in nodes]}
+    body = {'nodes': [present(n, fields) for n in nodes]}
     next_url = params.next_link(flask.request.path.rstrip('/'), nodes,
                                 limit)
     if next_url:
@@ -278,7 +308,7 @@ def create_node():
                          else states.AVAILABLE),
         power_state=None, maintenance=False)
     node = nodes_db.create_node(flask.g.context, values)
-    response = flask.jsonify(to_dict(node))
+    response = flask.jsonify(present(node))
     response.status_code = 201
     response.headers['Location'] = _node_url(node)
     return response
@@ -287,14 +317,20 @@ def create_node():
 def get_node(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:get')
     fields = params.get_fields(_visible_fields())
-    return flask.jsonify(to_dict(node, fields))
+    return flask.jsonify(present(node, fields))
 
 
-def check_pool_references(values: dict) -> None:
-    """Check the profiles and workflow a node is given exist.
+def check_pool_references(values: dict, node=None) -> None:
+    """Check the profiles and workflow a node is given exist, and that
+    the caller may read those the node did not have already.
 
     :raises: ObjectNotFound
     """
+    had = set(node.profiles or ()) if node is not None else set()
+    if node is None or values.get('workflow') != node.workflow:
+        policy.check_readable('Workflow', [values.get('workflow')])
+    policy.check_readable('Profile', [p for p in values.get('profiles') or ()
+                                      if p not in had])
     if values.get('workflow'):
         pools_db.get(flask.g.context, models.Workflow, values['workflow'])
     pools_db.get_many(flask.g.context, models.Profile,
@@ -328,8 +364,8 @@ def update_node(node_ident):
     if reported:
         changed.update({f: after[f] for f in reported})
     if not changed:
-        return flask.jsonify(before)
-    check_pool_references(changed)
+        return flask.jsonify(hide_secrets(node, before))
+    check_pool_references(changed, node)
     if reported:
         # A stage or runnable report moves a waiting node on, a repeated
         # one too.
@@ -339,7 +375,7 @@ def update_node(node_ident):
     if 'instance_uuid' not in changed:
         node = retry.on_node_locked(nodes_db.update_node, context, node,
                                     changed)
-        return flask.jsonify(to_dict(node))
+        return flask.jsonify(present(node))
     instance = changed.pop('instance_uuid')
     if instance is None:
         binding.release_node(context, node, changed)
@@ -349,7 +385,7 @@ def update_node(node_ident):
             % (node.uuid, node.allocation_uuid))
     else:
         binding.set_instance(context, node, instance, changed)
-    return flask.jsonify(to_dict(nodes_db.get_node_by_id(context, node.id)))
+    return flask.jsonify(present(nodes_db.get_node_by_id(context, node.id)))
 
 
 def delete_node(node_ident):

@@ -4,6 +4,7 @@ import time
 import flask
 
 from pool_api import policy
+from pool_api.handlers import nodes
 from pool_api.handlers import pools as pool_handlers
 from pool_api.schemas import pools as schema
 from pool_api import validation
@@ -21,10 +22,12 @@ WAITING = states.POOL_MOVING
 
 
 def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
-    """The action's parameters from the body (which may be empty).
+    """The action's parameters from the body (which may be empty), and
+    the project it is run for.
 
-    :raises: Invalid, ObjectNotFound for profiles or workflows
+    :raises: Forbidden, Invalid, ObjectNotFound for profiles or workflows
     """
+    project = policy.project_scope('pool:pool:action_all')
     body = (validation.json_body()
             if flask.request.get_data(cache=True).strip() else {})
     validation.validate(schema.ACTION, body)
@@ -49,7 +52,7 @@ def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
         partial_success=body.get('partial_success', False),
         filters=node_filters.parse_map(body.get('filter', {})),
         actions=actions, wait_for_stage=body.get('wait_for_stage'),
-        force=body.get('force', False))
+        force=body.get('force', False), project=project)
     return request, body
 
 
@@ -89,39 +92,48 @@ def _respond(results: list[dict], body: dict):
     return response
 
 
-def add_machines(pool_name):
+def _authorize(pool_name: str) -> None:
+    """The caller may run actions on pools, and see this one.
+
+    :raises: Forbidden, ObjectNotFound
+    """
     policy.authorize('pool:pool:action')
+    policy.check_readable('Pool', [pool_name])
+
+
+def add_machines(pool_name):
+    _authorize(pool_name)
     request, body = _request(selects_machines=True)
     return _respond(pool_actions.add_machines(flask.g.context, pool_name,
                                               request), body)
 
 
 def remove_machines(pool_name):
-    policy.authorize('pool:pool:action')
+    _authorize(pool_name)
     request, body = _request(selects_machines=True)
     return _respond(pool_actions.remove_machines(flask.g.context,
                                                  pool_name, request), body)
 
 
 def allocate_machines(pool_name):
-    policy.authorize('pool:pool:action')
+    _authorize(pool_name)
     request, body = _request(selects_machines=False)
     return _respond(pool_actions.allocate_machines(flask.g.context,
                                                    pool_name, request), body)
 
 
 def return_machines(pool_name):
-    policy.authorize('pool:pool:action')
+    _authorize(pool_name)
     request, body = _request(selects_machines=True)
     return _respond(pool_actions.return_machines(flask.g.context,
                                                  pool_name, request), body)
 
 
 def return_to_pool(node_ident):
-    """Return one node to its pool, as returnMachines would."""
-    policy.authorize('pool:pool:action')
+    """Return one node to its pool, as returnMachines would: a node the
+    caller may not see is not found, and nothing is done to it."""
+    node = nodes.get_authorized(node_ident, 'pool:pool:action')
     request, body = _request(selects_machines=False)
-    node = nodes_db.get_node(flask.g.context, node_ident)
     request.machine_list = [node.uuid]
     request.all_machines = False
     return _respond(pool_actions.return_machines(flask.g.context, node.pool,

@@ -23,11 +23,26 @@ def to_dict(pool: models.Pool) -> dict:
     return body
 
 
+def check_readable(values: dict) -> None:
+    """Check the caller may read the parent pool, and the workflows and
+    profiles of action sets, that values name.
+
+    :raises: ObjectNotFound, as for a missing one
+    """
+    policy.check_readable('Pool', [values.get('parent_pool')])
+    for kind in schema.ACTION_SETS:
+        actions = values.get(kind) or {}
+        policy.check_readable('Workflow', [actions.get('workflow')])
+        policy.check_readable('Profile', actions.get('add_profiles', ()))
+
+
 def check_references(context, values: dict) -> None:
-    """Check the workflows and profiles of action sets exist.
+    """Check the workflows and profiles of action sets exist and the
+    caller may read them.
 
     :raises: ObjectNotFound
     """
+    check_readable(values)
     pools.check_actions(context, values)
 
 
@@ -41,6 +56,7 @@ def create_pool():
     policy.authorize('pool:pool:create')
     body = validation.json_body()
     validation.validate(schema.POOL_CREATE, body)
+    check_readable(body)
     return named.created(to_dict(pools.create_pool(flask.g.context, body)))
 
 
@@ -62,6 +78,7 @@ def update_pool(pool_name):
     changed = validation.changes(before, after, PATCHABLE)
     if not changed:
         return flask.jsonify(before)
+    check_readable(changed)
     return flask.jsonify(to_dict(pools.update_pool(context, pool_name,
                                                    changed)))
 

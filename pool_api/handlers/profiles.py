@@ -8,13 +8,14 @@ from pool_api import validation
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 
-FIELDS = ('name', 'description', 'params')
+FIELDS = ('name', 'description', 'params', 'secret_params')
 PATCHABLE = FIELDS[1:]
 
 
 def to_dict(profile: models.Profile) -> dict:
     body = named.representation('profiles', profile, FIELDS)
     body['params'] = body['params'] or {}
+    body['secret_params'] = body['secret_params'] or []
     return body
 
 
@@ -42,7 +43,8 @@ def update_profile(profile_name):
     """Change a profile (JSON Patch); its name is fixed."""
     policy.authorize('pool:profile:update')
     return named.patched(models.Profile, to_dict, profile_name,
-                         schema.PROFILE_UPDATE, PATCHABLE, {'params': {}})
+                         schema.PROFILE_UPDATE, PATCHABLE,
+                         {'params': {}, 'secret_params': []})
 
 
 def delete_profile(profile_name):

@@ -52,7 +52,8 @@ POOL_UPDATE = {
 
 PROFILE_CREATE = {
     'type': 'object',
-    'properties': {'name': NAME, 'description': TEXT, 'params': PARAMS},
+    'properties': {'name': NAME, 'description': TEXT, 'params': PARAMS,
+                   'secret_params': {**PARAM_NAMES, 'uniqueItems': True}},
     'required': ['name'],
     'additionalProperties': False,
 }

@@ -109,7 +109,8 @@ POOL_FIELDS = {
 _NAMED_COMMON = {'name': STRING, 'description': _NULLABLE_STRING}
 _NAMED_TAIL = {'created_at': _TIMESTAMP, 'updated_at': _NULLABLE_TIMESTAMP,
                'links': _LINKS}
-PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT, **_NAMED_TAIL}
+PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT,
+                  'secret_params': _STRINGS, **_NAMED_TAIL}
 WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
 
 

@@ -6,13 +6,19 @@ from osc_lib.command import command
 from pool_client import utils
 
 LIST_FIELDS = ('name', 'description')
-LONG_FIELDS = ('name', 'description', 'params')
+LONG_FIELDS = ('name', 'description', 'params', 'secret_params')
 
 
 def _add_param_argument(parser, metavar: str, help_text: str) -> None:
     parser.add_argument(
         '--param', metavar=metavar, action='append', dest='params',
         help=help_text)
+
+
+def _add_secret_argument(parser, help_text: str) -> None:
+    parser.add_argument(
+        '--secret-param', metavar='<name>', action='append',
+        dest='secret_params', help=help_text)
 
 
 class CreateProfile(command.ShowOne):
@@ -29,6 +35,9 @@ class CreateProfile(command.ShowOne):
             parser, '<name=value>',
             'Param of the profile; the value is JSON when it parses (repeat '
             'option to set several).')
+        _add_secret_argument(
+            parser, 'Name of a param only those who may read the profile '
+                    'see (repeat option to name several).')
         return parser
 
     def take_action(self, parsed_args):
@@ -39,6 +48,8 @@ class CreateProfile(command.ShowOne):
         if parsed_args.params:
             fields['params'] = utils.key_value_pairs_to_dict(
                 parsed_args.params)
+        if parsed_args.secret_params:
+            fields['secret_params'] = parsed_args.secret_params
         return utils.show(
             self.app.client_manager.pool.profile_create(**fields))
 
@@ -92,6 +103,10 @@ class SetProfile(command.Command):
             parser, '<name=value>',
             'Param to set on the profile; the value is JSON when it parses '
             '(repeat option to set several).')
+        _add_secret_argument(
+            parser, 'Name of a param only those who may read the profile '
+                    'see; the names given replace the list (repeat option '
+                    'to name several).')
         return parser
 
     def take_action(self, parsed_args):
@@ -99,6 +114,9 @@ class SetProfile(command.Command):
         client = self.app.client_manager.pool
         patch = (utils.set_patch(parsed_args, ('description',))
                  + utils.param_patch('add', 'params', parsed_args.params))
+        if parsed_args.secret_params:
+            patch.append({'op': 'replace', 'path': '/secret_params',
+                          'value': parsed_args.secret_params})
         utils.send_patch(self.log, client.profile_update,
                          parsed_args.profile, patch)
 

@@ -224,6 +224,9 @@ class Profile(TimestampMixin, Base):
     description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     params: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
                                                         default=dict)
+    # Names of params shown only to those who may read the profile.
+    secret_params: orm.Mapped[list | None] = orm.mapped_column(
+        JSONType, default=list)
 
 
 class Workflow(TimestampMixin, Base):

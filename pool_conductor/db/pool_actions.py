@@ -24,9 +24,18 @@ def get_pool(conn, name: str) -> sa.Row | None:
                         ).first()
 
 
-def machine_ids(conn, item: str) -> list[int]:
-    """The ids of the nodes one entry of a machine_list names: a UUID, a
-    name, Name:x, Uuid:x, or Key:Value of a param."""
+def project_nodes(project: str | None) -> tuple:
+    """The conditions on nodes a project owns or leases; none for None.
+    """
+    if project is None:
+        return ()
+    return (sa.or_(_NODES.c.owner == project, _NODES.c.lessee == project),)
+
+
+def machine_ids(conn, item: str, *where) -> list[int]:
+    """The ids of the nodes one entry of a machine_list names (a UUID, a
+    name, Name:x, Uuid:x, or Key:Value of a param) among those matching
+    where."""
     node = _NODES.c
     seconds = None
     key, sep, value = item.partition(':')
@@ -42,7 +51,8 @@ def machine_ids(conn, item: str) -> list[int]:
         seconds = node_filters.time_limit()
     with api.filter_errors(seconds):
         return list(conn.scalars(api.time_limited(
-            sa.select(node.id).where(cond).order_by(node.id), seconds)))
+            sa.select(node.id).where(cond, *where).order_by(node.id),
+            seconds)))
 
 
 def member_ids(conn, *where) -> list[int]:
@@ -51,17 +61,18 @@ def member_ids(conn, *where) -> list[int]:
                              .order_by(_NODES.c.id)))
 
 
-def free_members(conn, pool: str, count: int | None,
-                 filters: list) -> list[sa.Row]:
+def free_members(conn, pool: str, count: int | None, filters: list,
+                 project: str | None = None) -> list[sa.Row]:
     """Up to count (all with None) free members of a pool matching the
     filters, in id order, locked with SKIP LOCKED where the backend has
-    it, so concurrent actions take different nodes.
+    it, so concurrent actions take different nodes; only those a project
+    owns or leases when project is given.
 
     :raises: FilterTimeout, FilterRefused
     """
     q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
          .where(*binding_db.NODE_IS_FREE, _NODES.c.power_state.is_not(None),
-                _NODES.c.pool == pool)
+                _NODES.c.pool == pool, *project_nodes(project))
          .order_by(_NODES.c.id).limit(count))
     seconds = None
     if filters:

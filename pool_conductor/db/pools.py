@@ -179,20 +179,31 @@ def status_counts(context, name: str) -> dict[str, int]:
     return dict(rows)
 
 
-def effective_params(context, node: models.Node) -> dict:
+def effective_params(context, node: models.Node,
+                     mask: str | None = None) -> dict:
     """A node's params overlaid on those of its profiles.
 
     As in Digital Rebar, a node's own param wins, then its profiles in
     their order: the first profile that has a param gives its value.
     Profiles deleted meanwhile give nothing.
+
+    :param mask: what a profile's secret params are shown as; their
+        values when None
     """
     names = node.profiles or []
     with api.reader(context) as session:
-        found = {p.name: p.params or {} for p in session.scalars(
+        found = {p.name: p for p in session.scalars(
             sa.select(models.Profile)
             .where(models.Profile.name.in_(names)))} if names else {}
     result: dict = {}
     for name in reversed(names):
-        result.update(found.get(name, {}))
+        profile = found.get(name)
+        if profile is None:
+            continue
+        params = dict(profile.params or {})
+        if mask is not None:
+            params.update(dict.fromkeys(
+                set(profile.secret_params or ()) & set(params), mask))
+        result.update(params)
     result.update(node.params or {})
     return result

@@ -15,6 +15,7 @@ from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from tests.unit.api import base
 
@@ -31,6 +32,7 @@ PERSONAS = {
     'project_member': {'X-Roles': 'member,reader', 'X-Project-Id': PROJECT},
     'project_reader': {'X-Roles': 'reader', 'X-Project-Id': PROJECT},
     'other_member': {'X-Roles': 'member,reader', 'X-Project-Id': OTHER},
+    'other_admin': {'X-Roles': 'admin,member,reader', 'X-Project-Id': OTHER},
     'no_role': {'X-Roles': '', 'X-Project-Id': PROJECT},
 }
 ORDER = tuple(PERSONAS)
@@ -44,19 +46,18 @@ def _row(*expected) -> dict:
 # Expected outcome per persona, in the order of PERSONAS: OK (not 401,
 # 403 or 404, nor a server error), 403 or 404. {node} is a node owned by
 # PROJECT, {free} one nobody owns, {alloc} an allocation of PROJECT.
-READ_NODE = _row(OK, OK, OK, OK, OK, 404, 404)
-WRITE_NODE = _row(OK, 403, OK, OK, 403, 404, 404)
-OWNER_ADMIN = _row(OK, 403, OK, 403, 403, 404, 404)
-SYSTEM_ADMIN_ONLY = _row(OK, 403, 403, 403, 403, 403, 403)
-SYSTEM_ADMIN_NODE = _row(OK, 403, 403, 403, 403, 404, 404)
-SYSTEM_READER_ONLY = _row(OK, OK, 403, 403, 403, 403, 403)
-ANY_READER = _row(OK, OK, OK, OK, OK, OK, 403)
-ANY_MEMBER = _row(OK, 403, OK, OK, 403, OK, 403)
-READ_ALLOC = _row(OK, OK, OK, OK, OK, 404, 404)
-WRITE_ALLOC = _row(OK, 403, OK, OK, 403, 404, 404)
-HIDDEN_FREE_NODE = _row(OK, OK, 404, 404, 404, 404, 404)
-PUBLIC = _row(OK, OK, OK, OK, OK, OK, OK)
-ANY_ADMIN = _row(OK, 403, OK, 403, 403, 403, 403)
+READ_NODE = _row(OK, OK, OK, OK, OK, 404, 404, 404)
+WRITE_NODE = _row(OK, 403, OK, OK, 403, 404, 404, 404)
+OWNER_ADMIN = _row(OK, 403, OK, 403, 403, 404, 404, 404)
+SYSTEM_ADMIN_ONLY = _row(OK, 403, 403, 403, 403, 403, 403, 403)
+SYSTEM_ADMIN_NODE = _row(OK, 403, 403, 403, 403, 404, 404, 404)
+SYSTEM_READER_ONLY = _row(OK, OK, 403, 403, 403, 403, 403, 403)
+ANY_READER = _row(OK, OK, OK, OK, OK, OK, OK, 403)
+ANY_MEMBER = _row(OK, 403, OK, OK, 403, OK, OK, 403)
+READ_ALLOC = _row(OK, OK, OK, OK, OK, 404, 404, 404)
+WRITE_ALLOC = _row(OK, 403, OK, OK, 403, 404, 404, 404)
+HIDDEN_FREE_NODE = _row(OK, OK, 404, 404, 404, 404, 404, 404)
+PUBLIC = _row(OK, OK, OK, OK, OK, OK, OK, OK)
 
 CASES = [
     ('GET', '/', None, PUBLIC),
@@ -71,7 +72,7 @@ CASES = [
      [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_NODE),
     ('PATCH', '/v1/nodes/{node}',
      [{'op': 'replace', 'path': '/owner', 'value': OTHER}],
-     _row(OK, 403, 403, 403, 403, 404, 404)),
+     _row(OK, 403, 403, 403, 403, 404, 404, 404)),
     ('DELETE', '/v1/nodes/{node}', None, SYSTEM_ADMIN_NODE),
     ('GET', '/v1/nodes/{node}/states', None, READ_NODE),
     ('PUT', '/v1/nodes/{node}/states/power', {'target': 'power on'},
@@ -93,7 +94,7 @@ CASES = [
      ANY_MEMBER),
     ('POST', '/v1/allocations',
      {'resource_class': 'baremetal', 'owner': OTHER},
-     _row(OK, 403, 403, 403, 403, OK, 403)),
+     _row(OK, 403, 403, 403, 403, OK, OK, 403)),
     ('GET', '/v1/allocations/{alloc}', None, READ_ALLOC),
     ('PATCH', '/v1/allocations/{alloc}',
      [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_ALLOC),
@@ -104,23 +105,25 @@ CASES = [
     ('PUT', '/v1/nodes/{node}/params', {'a': 1}, WRITE_NODE),
     ('PATCH', '/v1/nodes/{node}/params',
      [{'op': 'add', 'path': '/a', 'value': 1}], WRITE_NODE),
-    ('POST', '/v1/nodes/{node}/returnToPool', {}, ANY_ADMIN),
+    ('POST', '/v1/nodes/{node}/returnToPool', {}, SYSTEM_ADMIN_NODE),
 ] + [
-    # Pools, profiles and workflows are administered by admins only.
-    (method, path % {'kind': kind}, body, ANY_ADMIN)
+    # Pools, profiles and workflows are read by system readers and
+    # administered by system admins.
+    (method, path % {'kind': kind}, body, expected)
     for kind, create in (('pools', {'name': 'p1'}),
                          ('profiles', {'name': 'p1'}),
                          ('workflows', {'name': 'w1', 'stages': []}))
-    for method, path, body in (
-        ('GET', '/v1/%(kind)s', None),
-        ('POST', '/v1/%(kind)s', create),
-        ('GET', '/v1/%(kind)s/{%(kind)s}', None),
+    for method, path, body, expected in (
+        ('GET', '/v1/%(kind)s', None, SYSTEM_READER_ONLY),
+        ('POST', '/v1/%(kind)s', create, SYSTEM_ADMIN_ONLY),
+        ('GET', '/v1/%(kind)s/{%(kind)s}', None, SYSTEM_READER_ONLY),
         ('PATCH', '/v1/%(kind)s/{%(kind)s}',
-         [{'op': 'replace', 'path': '/description', 'value': 'd'}]),
-        ('DELETE', '/v1/%(kind)s/{%(kind)s}', None))
+         [{'op': 'replace', 'path': '/description', 'value': 'd'}],
+         SYSTEM_ADMIN_ONLY),
+        ('DELETE', '/v1/%(kind)s/{%(kind)s}', None, SYSTEM_ADMIN_ONLY))
 ] + [
-    ('GET', '/v1/pools/{pools}/status', None, ANY_ADMIN),
-] + [('POST', '/v1/pools/{pools}/%s' % action, {}, ANY_ADMIN)
+    ('GET', '/v1/pools/{pools}/status', None, SYSTEM_READER_ONLY),
+] + [('POST', '/v1/pools/{pools}/%s' % action, {}, SYSTEM_ADMIN_ONLY)
      for action in ('addMachines', 'removeMachines', 'allocateMachines',
                     'returnMachines')]
 
@@ -175,6 +178,20 @@ class PolicyTestCase(base.APITestCase):
 
     def as_persona(self, persona: str, method: str, path: str, body=None):
         return self.request(method, path, body, headers=PERSONAS[persona])
+
+    def get_node(self, ident: str) -> dict:
+        resp = self.as_persona('system_admin', 'GET', '/v1/nodes/' + ident)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def use_policy(self, rules: dict) -> None:
+        """Run the API with an operator's policy file of these rules."""
+        path = self.useFixture(fixtures.TempDir()).join('policy.yaml')
+        with open(path, 'w') as f:
+            json.dump(rules, f)
+        self.config(policy_file=path, group='oslo_policy')
+        self.app = pool_app.create_app()
+        self.client = self.app.test_client()
 
 
 class TestPolicyTable(PolicyTestCase):
@@ -300,3 +317,335 @@ class TestScoping(PolicyTestCase):
                 self.as_persona('project_reader', 'GET', '/v1/conductors')
             self.as_persona('system_reader', 'GET', '/v1/conductors')
         self.assertEqual(2, authorize.call_count)
+
+
+class TestHiddenReferences(PolicyTestCase):
+    """Pools, profiles and workflows named in a body that the caller may
+    not read are not found, as missing ones."""
+
+    def test_node_patch_with_unreadable_profile_is_not_found(self):
+        node = self.create_node(owner=PROJECT)
+        pools_db.create(self.context, models.Profile,
+                        {'name': 'admins', 'params': {'k': 'v'}})
+        url = '/v1/nodes/%s' % node.uuid
+        answers = [self.as_persona('project_member', 'PATCH', url, [
+            {'op': 'add', 'path': '/profiles/-', 'value': name}])
+            for name in ('admins', 'missing')]
+        existing, missing = [self.assertError(404, r) for r in answers]
+        self.assertEqual(missing.replace('missing', 'admins'), existing)
+        self.assertEqual([], self.get_node(node.uuid)['profiles'])
+
+    def test_node_patch_with_unreadable_workflow_is_not_found(self):
+        node = self.create_node(owner=PROJECT)
+        pools_db.create(self.context, models.Workflow, {'name': 'wipe'})
+        resp = self.as_persona('project_member', 'PATCH',
+                               '/v1/nodes/%s' % node.uuid, [
+                                   {'op': 'add', 'path': '/workflow',
+                                    'value': 'wipe'}])
+        self.assertError(404, resp, 'Workflow wipe could not be found')
+
+    def test_profiles_the_node_had_stay_without_reading_them(self):
+        node = self.create_node(owner=PROJECT, profiles=['admins', 'old'])
+        for name in ('admins', 'old'):
+            pools_db.create(self.context, models.Profile, {'name': name})
+        resp = self.as_persona('project_member', 'PATCH',
+                               '/v1/nodes/%s' % node.uuid, [
+                                   {'op': 'remove', 'path': '/profiles/1'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(['admins'], resp.get_json()['profiles'])
+
+    def test_readable_profile_is_attached(self):
+        self.use_policy({'pool:profile:get': 'role:member'})
+        node = self.create_node(owner=PROJECT)
+        pools_db.create(self.context, models.Profile, {'name': 'shared'})
+        resp = self.as_persona('project_member', 'PATCH',
+                               '/v1/nodes/%s' % node.uuid, [
+                                   {'op': 'add', 'path': '/profiles/-',
+                                    'value': 'shared'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(['shared'], resp.get_json()['profiles'])
+
+    def test_pool_body_with_unreadable_parent_or_profile(self):
+        self.use_policy({'pool:pool:create': 'role:admin'})
+        pools_db.create(self.context, models.Pool, {'name': 'web'})
+        pools_db.create(self.context, models.Profile, {'name': 'admins'})
+        for body, name in (
+                ({'parent_pool': 'web'}, 'Pool web'),
+                ({'enter_actions': {'add_profiles': ['admins']}},
+                 'Profile admins')):
+            resp = self.as_persona('project_admin', 'POST', '/v1/pools',
+                                   {'name': 'mine', **body})
+            self.assertError(404, resp, name + ' could not be found')
+
+
+class TestProjectPoolActions(PolicyTestCase):
+    """Pool actions an operator lets project admins run touch only the
+    nodes of their project."""
+
+    def setUp(self):
+        super().setUp()
+        self.use_policy({'pool:pool:action': 'role:admin',
+                         'pool:pool:get': 'role:admin'})
+        pools_db.create(self.context, models.Pool, {'name': 'web'})
+        self.mine = self.create_node(owner=PROJECT, name='mine')
+        self.leased = self.create_node(owner=OTHER, lessee=PROJECT,
+                                       name='leased')
+        self.theirs = self.create_node(owner=OTHER, name='theirs')
+
+    def act(self, persona: str, action: str, body: dict, pool='web'):
+        return self.as_persona(persona, 'POST', '/v1/pools/%s/%s'
+                               % (pool, action), body)
+
+    def pool_of(self, node) -> str:
+        return self.get_node(node.uuid)['pool']
+
+    def test_named_node_of_another_project_is_not_found(self):
+        for action in ('addMachines', 'allocateMachines'):
+            answers = [self.act('project_admin', action,
+                                {'machine_list': [name]})
+                       for name in ('theirs', 'nothing')]
+            theirs, nothing = [self.assertError(404, r) for r in answers]
+            self.assertEqual(nothing.replace('nothing', 'theirs'), theirs)
+        self.assertEqual('default', self.pool_of(self.theirs))
+        self.assertFalse(self.get_node(self.theirs.uuid)['pool_allocated'])
+
+    def test_unreadable_pool_and_profile_are_not_found(self):
+        pools_db.create(self.context, models.Profile, {'name': 'admins'})
+        resp = self.act('project_admin', 'allocateMachines',
+                        {'add_profiles': ['admins']})
+        self.assertError(404, resp, 'Profile admins could not be found')
+        self.use_policy({'pool:pool:action': 'role:admin'})
+        resp = self.act('project_admin', 'addMachines',
+                        {'all_machines': True})
+        self.assertError(404, resp, 'Pool web could not be found')
+        self.assertEqual('default', self.pool_of(self.mine))
+
+    def test_all_machines_moves_only_the_projects_nodes(self):
+        resp = self.act('project_admin', 'addMachines',
+                        {'all_machines': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'mine', 'leased'},
+                         {r['name'] for r in resp.get_json()})
+        self.assertEqual('default', self.pool_of(self.theirs))
+        resp = self.act('system_admin', 'addMachines',
+                        {'machine_list': ['theirs']})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        resp = self.act('project_admin', 'removeMachines',
+                        {'all_machines': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('web', self.pool_of(self.theirs))
+
+    def test_allocate_takes_only_the_projects_nodes(self):
+        self.act('system_admin', 'addMachines', {'all_machines': True})
+        resp = self.act('project_admin', 'allocateMachines', {'count': 3})
+        self.assertEqual(409, resp.status_code, resp.get_data())
+        resp = self.act('project_admin', 'allocateMachines',
+                        {'all_machines': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'mine', 'leased'},
+                         {r['name'] for r in resp.get_json()})
+        self.assertFalse(self.get_node(self.theirs.uuid)['pool_allocated'])
+        # The allocations are the project's.
+        resp = self.as_persona('project_admin', 'GET', '/v1/allocations')
+        self.assertEqual(2, len(resp.get_json()['allocations']))
+
+    def test_return_of_another_projects_node_is_not_found(self):
+        self.act('system_admin', 'addMachines', {'all_machines': True})
+        resp = self.act('system_admin', 'allocateMachines',
+                        {'all_machines': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        resp = self.act('project_admin', 'returnMachines',
+                        {'machine_list': ['theirs']})
+        self.assertError(404, resp, 'theirs')
+        resp = self.as_persona('project_admin', 'POST', '/v1/nodes/%s/'
+                               'returnToPool' % self.theirs.uuid, {})
+        self.assertError(404, resp, self.theirs.uuid)
+        node = self.get_node(self.theirs.uuid)
+        self.assertEqual(('InUse', True),
+                         (node['pool_status'], node['pool_allocated']))
+        self.assertIsNotNone(node['allocation_uuid'])
+        resp = self.act('project_admin', 'returnMachines',
+                        {'all_machines': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'mine', 'leased'},
+                         {r['name'] for r in resp.get_json()})
+        self.assertEqual('InUse',
+                         self.get_node(self.theirs.uuid)['pool_status'])
+
+
+class TestReturnToPoolAuthorizesTheNode(PolicyTestCase):
+
+    def test_unseen_node_is_not_found_and_kept(self):
+        pools_db.create(self.context, models.Pool, {'name': 'web'})
+        node = self.create_node(owner=PROJECT, name='mine')
+        for action in ('addMachines', 'allocateMachines'):
+            resp = self.as_persona('system_admin', 'POST',
+                                   '/v1/pools/web/' + action,
+                                   {'machine_list': ['mine']})
+            self.assertEqual(200, resp.status_code, resp.get_data())
+        # Even with the right to run pool actions on every node, a node
+        # the caller cannot see is not found.
+        self.use_policy({'pool:pool:action': 'role:admin',
+                         'pool:pool:action_all': 'role:admin'})
+        resp = self.as_persona('other_admin', 'POST',
+                               '/v1/nodes/%s/returnToPool' % node.uuid, {})
+        self.assertError(404, resp, node.uuid)
+        got = self.get_node(node.uuid)
+        self.assertEqual('InUse', got['pool_status'])
+        self.assertIsNotNone(got['allocation_uuid'])
+        resp = self.as_persona('project_admin', 'POST',
+                               '/v1/nodes/%s/returnToPool' % node.uuid, {})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertIsNone(self.get_node(node.uuid)['allocation_uuid'])
+
+
+class TestSecrets(PolicyTestCase):
+    """Secrets of driver_info and instance_info are masked as in Ironic.
+    """
+
+    DRIVER_INFO = {'ipmi_address': '10.0.0.1', 'ipmi_username': 'root',
+                   'ipmi_password': 'hunter2',
+                   'redfish': {'redfish_password': 'hunter3'}}
+    INSTANCE_INFO = {'image_source': 'img', 'configdrive': 'secret-drive',
+                     'image_url': 'https://swift/temp?sig=x'}
+    MASKED_DRIVER_INFO = {'ipmi_address': '10.0.0.1',
+                          'ipmi_username': 'root',
+                          'ipmi_password': '******',
+                          'redfish': {'redfish_password': '******'}}
+    MASKED_INSTANCE_INFO = {'image_source': 'img', 'configdrive': '******',
+                            'image_url': '******'}
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(owner=PROJECT,
+                                     driver_info=self.DRIVER_INFO,
+                                     instance_info=self.INSTANCE_INFO)
+
+    def shown(self, persona: str) -> list[dict]:
+        """The node as each read answers it."""
+        url = '/v1/nodes/%s' % self.node.uuid
+        answers = [
+            self.as_persona(persona, 'GET', url).get_json(),
+            self.as_persona(persona, 'GET', '/v1/nodes/detail'
+                            ).get_json()['nodes'][0],
+            self.as_persona(persona, 'GET', '/v1/nodes?fields=driver_info,'
+                            'instance_info').get_json()['nodes'][0],
+            self.as_persona(persona, 'PATCH', url, [
+                {'op': 'add', 'path': '/extra/a', 'value': 1}]).get_json(),
+            # The same again changes nothing: the node as it is.
+            self.as_persona(persona, 'PATCH', url, [
+                {'op': 'add', 'path': '/extra/a', 'value': 1}]).get_json(),
+        ]
+        return [{k: a[k] for k in ('driver_info', 'instance_info')}
+                for a in answers]
+
+    def test_masked_for_project_and_system_readers(self):
+        masked = {'driver_info': self.MASKED_DRIVER_INFO,
+                  'instance_info': self.MASKED_INSTANCE_INFO}
+        for persona in ('project_member', 'system_admin'):
+            for answer in self.shown(persona):
+                self.assertEqual(masked, answer, persona)
+
+    def test_shown_to_whom_the_rules_allow(self):
+        self.use_policy({'show_password': 'role:admin and system_scope:all',
+                         'show_instance_secrets':
+                             'role:admin and system_scope:all'})
+        for answer in self.shown('system_admin'):
+            self.assertEqual({'driver_info': self.DRIVER_INFO,
+                              'instance_info': self.INSTANCE_INFO}, answer)
+        for answer in self.shown('project_member'):
+            self.assertEqual('******',
+                             answer['driver_info']['ipmi_password'])
+
+    def test_a_change_keeps_the_secrets(self):
+        url = '/v1/nodes/%s' % self.node.uuid
+        resp = self.as_persona('project_member', 'PATCH', url, [
+            {'op': 'add', 'path': '/driver_info/ipmi_port', 'value': 623}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('******', resp.get_json()['driver_info'][
+            'ipmi_password'])
+        node = nodes_db.get_node(self.context, self.node.uuid)
+        self.assertEqual('hunter2', node.driver_info['ipmi_password'])
+
+
+class TestSecretProfileParams(PolicyTestCase):
+    """A profile's secret params reach only those who may read it."""
+
+    def setUp(self):
+        super().setUp()
+        resp = self.as_persona('system_admin', 'POST', '/v1/profiles', {
+            'name': 'admins', 'secret_params': ['root_pw'],
+            'params': {'root_pw': 's3cret', 'ntp': 'ntp.example'}})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertEqual(['root_pw'], resp.get_json()['secret_params'])
+        self.node = self.create_node(owner=PROJECT, profiles=['admins'],
+                                     params={'own': 1})
+        self.url = '/v1/nodes/%s/params' % self.node.uuid
+
+    def params(self, persona: str, query: str = '?aggregate=true') -> dict:
+        resp = self.as_persona(persona, 'GET', self.url + query)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def test_masked_for_who_may_not_read_the_profile(self):
+        self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example',
+                          'own': 1}, self.params('project_reader'))
+        self.assertEqual({'own': 1}, self.params('project_reader', ''))
+
+    def test_shown_to_profile_readers(self):
+        self.assertEqual({'root_pw': 's3cret', 'ntp': 'ntp.example',
+                          'own': 1}, self.params('system_reader'))
+        self.use_policy({'pool:profile:get': 'role:reader'})
+        self.assertEqual('s3cret', self.params('project_reader')['root_pw'])
+
+    def test_the_nodes_own_param_is_shown(self):
+        nodes_db.update_node(self.context, self.node,
+                             {'params': {'root_pw': 'mine'}})
+        self.assertEqual('mine', self.params('project_reader')['root_pw'])
+
+    def test_marked_secret_later(self):
+        resp = self.as_persona('system_admin', 'PATCH',
+                               '/v1/profiles/admins', [
+                                   {'op': 'add', 'path': '/secret_params/-',
+                                    'value': 'ntp'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(['root_pw', 'ntp'],
+                         resp.get_json()['secret_params'])
+        self.assertEqual('******', self.params('project_reader')['ntp'])
+
+
+class TestAllocationPool(PolicyTestCase):
+
+    def test_unreadable_pool_is_not_found_as_a_missing_one(self):
+        pools_db.create(self.context, models.Pool, {'name': 'web'})
+        answers = [self.as_persona('project_member', 'POST',
+                                   '/v1/allocations',
+                                   {'resource_class': 'baremetal',
+                                    'pool': name})
+                   for name in ('web', 'nothing')]
+        web, nothing = [self.assertError(404, r) for r in answers]
+        self.assertEqual(nothing.replace('nothing', 'web'), web)
+        resp = self.as_persona('system_admin', 'POST', '/v1/allocations',
+                               {'resource_class': 'baremetal',
+                                'pool': 'web'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+
+
+class TestNodeSeenFirst(PolicyTestCase):
+
+    def test_an_unseen_node_is_not_found_whatever_the_rule_allows(self):
+        # Every rule of a node operation lets anyone through.
+        self.use_policy({rule.name: '@' for rule in policy.RULES
+                         if rule.name.startswith(('baremetal:node:',
+                                                  'pool:pool:action'))
+                         and rule.name != 'baremetal:node:get'})
+        for method, path, body, _expected in CASES:
+            if '{node}' not in path or method == 'GET':
+                continue
+            url = path.format(**self.resources(path))
+            before = self.get_node(url.split('/')[3])
+            resp = self.as_persona('other_member', method, url, body)
+            self.assertError(404, resp)
+            after = self.get_node(before['uuid'])
+            self.assertEqual(before['updated_at'], after['updated_at'],
+                             '%s %s' % (method, path))

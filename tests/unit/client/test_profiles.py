@@ -6,6 +6,7 @@ from tests.unit.client import base
 
 PROFILE = {'name': 'web', 'description': 'Web servers',
            'params': {'role': 'web', 'inventory/data/CPUS': 8},
+           'secret_params': [],
            'created_at': '2026-11-23T08:00:00+00:00', 'updated_at': None,
            'links': base.LINKS}
 
@@ -28,9 +29,16 @@ class TestCreateProfile(base.TestCommand):
             name='web', description='Web servers',
             params={'role': 'web', 'inventory/data/CPUS': 8})
         self.assertEqual(('created_at', 'description', 'name', 'params',
-                          'updated_at'), columns)
+                          'secret_params', 'updated_at'), columns)
         self.assertEqual(PROFILE['params'],
                          self.machine(columns, data)['params'])
+
+    def test_create_with_secret_params(self):
+        self.cmd.take_action(self.check_parser(self.cmd, [
+            'web', '--param', 'root_pw=x', '--secret-param', 'root_pw'],
+            [('secret_params', ['root_pw'])]))
+        self.client.profile_create.assert_called_once_with(
+            name='web', params={'root_pw': 'x'}, secret_params=['root_pw'])
 
     def test_create_name_only(self):
         self.cmd.take_action(self.check_parser(self.cmd, ['web'], []))
@@ -68,7 +76,8 @@ class TestListShowDeleteProfile(base.TestCommand):
         cmd = profiles.ListProfile(self.app, None)
         columns, rows = cmd.take_action(self.check_parser(
             cmd, ['--long'], [('long', True)]))
-        self.assertEqual(('Name', 'Description', 'Params'), columns)
+        self.assertEqual(('Name', 'Description', 'Params', 'Secret Params'),
+                         columns)
         self.assertEqual(PROFILE['params'],
                          list(rows)[0][2].machine_readable())
 
@@ -110,6 +119,15 @@ class TestSetUnsetProfile(base.TestCommand):
             {'op': 'add', 'path': '/params/inventory~1data~1CPUS',
              'value': 16},
             {'op': 'add', 'path': '/params/tags', 'value': ['a']},
+        ])
+
+    def test_set_secret_params(self):
+        cmd = profiles.SetProfile(self.app, None)
+        cmd.take_action(self.check_parser(cmd, [
+            'web', '--secret-param', 'a', '--secret-param', 'b'],
+            [('secret_params', ['a', 'b'])]))
+        self.client.profile_update.assert_called_once_with('web', [
+            {'op': 'replace', 'path': '/secret_params', 'value': ['a', 'b']},
         ])
 
     def test_set_nothing(self):
