@@ -47,9 +47,12 @@ def _add_parsers(subparsers) -> None:
     parser.set_defaults(func=_version)
     parser = subparsers.add_parser(
         'check', help='Check that no node is held twice, every allocation '
-                      'and node agree, no node is locked by a dead '
-                      'conductor and no allocation is stuck; exit 1 and '
-                      'print the problems otherwise.')
+                      'and node agree, a node with an instance or an '
+                      'allocation is allocated in its pool, every node is '
+                      'in a pool that exists and every parent pool exists, '
+                      'no node is locked or driven by a dead conductor and '
+                      'no allocation is stuck; exit 1 and print the '
+                      'problems otherwise.')
     parser.add_argument('--stuck-after', type=int, default=120,
                         help='Seconds after which an allocation still '
                              'allocating counts as stuck.')
