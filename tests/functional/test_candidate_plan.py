@@ -55,9 +55,29 @@ class CandidatePlanMixin:
                     self.assertNotIn(scan, plan, (statistics, plan))
 
 
+    def test_probe_does_not_lock_the_pool(self):
+        # The probe reads the pool's allocate actions in a sub-select;
+        # locking the pool row would make every claim of the pool wait
+        # for the others.
+        stmt = allocations_db.free_nodes_statement(allocations_db.Probe(
+            resource_class=True, traits=0, candidates=False, owner=False,
+            pool_index=False, where=allocations_db.FROM_PIVOT, lock=True,
+            exclude=False))
+        with self.engine.connect() as probe, probe.begin():
+            rows = probe.execute(stmt, {'resource_class': 'rc-3',
+                                        'pool': 'default', 'count': 1,
+                                        'pivot': 0}).all()
+            self.assertEqual(1, len(rows))
+            with self.engine.connect() as other, other.begin():
+                other.exec_driver_sql(self.NO_WAIT)
+                other.execute(sa.select(models.Pool.id).where(
+                    models.Pool.name == 'default').with_for_update()).one()
+
+
 class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
                                       db_fixtures.PostgreSQLTestCase):
     ANALYZE = 'ANALYZE nodes'
+    NO_WAIT = "SET LOCAL lock_timeout = '1s'"
     # An index scan in id order from the start: no sort, no table scan.
     SCANS = ('Seq Scan', 'Sort')
     SHAPES = ((True, False, 'Index Scan'), (False, True, 'Index Scan'))
@@ -66,6 +86,7 @@ class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
 class MySQLCandidatePlanTestCase(CandidatePlanMixin,
                                  db_fixtures.MySQLTestCase):
     ANALYZE = 'ANALYZE TABLE nodes'
+    NO_WAIT = 'SET SESSION innodb_lock_wait_timeout = 1'
     SCANS = ('ALL', 'filesort')
     SHAPES = ((True, False, 'range nodes_free_candidate_idx'),
               (False, True, 'range nodes_pool_status_idx'))
