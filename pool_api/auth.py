@@ -3,7 +3,9 @@ import base64
 import binascii
 import collections
 import hashlib
+import os
 import threading
+import time
 from typing import Callable, Iterable
 
 import bcrypt
@@ -60,29 +62,68 @@ def read_htpasswd(path: str) -> dict[str, bytes]:
 class BasicAuth:
     """HTTP Basic authentication against an htpasswd file of bcrypt hashes.
 
-    bcrypt is slow on purpose; credentials already checked are remembered
-    by their SHA-256 until the file changes, so that a client reusing
-    them costs one hash lookup per request.
+    bcrypt is slow on purpose. Credentials already checked, right or
+    wrong, are remembered by their SHA-256 until the file changes, so a
+    client repeating them costs one lookup per request; one bcrypt check
+    runs at a time per process, so wrong passwords cannot take more than
+    one core; an unknown user is checked against a dummy hash of the same
+    cost, so that the answer takes as long as for a known one. The file is
+    read again when it changes (looked at once a second).
     """
 
     CACHE_SIZE = 1024
+    RELOAD_INTERVAL = 1.0
 
     def __init__(self, app: WSGIApp, path: str, realm: str):
         self.app = app
         self.path = path
         self.challenge = 'Basic realm="%s"' % realm.replace('"', '')
-        self.users = read_htpasswd(path)
-        self._verified: collections.OrderedDict[bytes, str] = (
-            collections.OrderedDict())
         self._lock = threading.Lock()
+        self._hashing = threading.Lock()
+        self._load()
+
+    def _load(self) -> None:
+        """Read the file; forget what was checked against the old one.
+
+        :raises: ValueError, as read_htpasswd()
+        """
+        stamp = self._stamp()
+        users = read_htpasswd(self.path)
+        cost = next((int(h.split(b'$')[2]) for h in users.values()), 12)
+        dummy = bcrypt.hashpw(b'-', bcrypt.gensalt(rounds=cost))
+        with self._lock:
+            self.users, self._dummy, self._file_stamp = users, dummy, stamp
+            self._checked: collections.OrderedDict[bytes, str | None] = (
+                collections.OrderedDict())
+            self._looked_at = time.monotonic()
+
+    def _stamp(self) -> tuple | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size, st.st_ino
+
+    def _reload_if_changed(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._looked_at < self.RELOAD_INTERVAL:
+                return
+            self._looked_at = now
+        if self._stamp() != self._file_stamp:
+            try:
+                self._load()
+            except ValueError as exc:
+                # The users of the last good file stay.
+                LOG.error('Not reloading http_basic users: %s', exc)
 
     def _check(self, header: str) -> str | None:
         """The user of an Authorization header, None if not valid."""
+        self._reload_if_changed()
         key = hashlib.sha256(header.encode()).digest()
         with self._lock:
-            user = self._verified.get(key)
-        if user is not None:
-            return user
+            if key in self._checked:
+                return self._checked[key]
         scheme, _sep, value = header.partition(' ')
         if scheme.lower() != 'basic':
             return None
@@ -91,16 +132,17 @@ class BasicAuth:
         except (binascii.Error, UnicodeDecodeError):
             return None
         user, sep, password = decoded.partition(':')
-        digest = self.users.get(user)
-        if not sep or digest is None:
-            return None
-        if not bcrypt.checkpw(password.encode(), digest):
-            return None
         with self._lock:
-            self._verified[key] = user
-            while len(self._verified) > self.CACHE_SIZE:
-                self._verified.popitem(last=False)
-        return user
+            digest = self.users.get(user) if sep else None
+            dummy = self._dummy
+        with self._hashing:
+            matched = bcrypt.checkpw(password.encode(), digest or dummy)
+        result = user if matched and digest is not None else None
+        with self._lock:
+            self._checked[key] = result
+            while len(self._checked) > self.CACHE_SIZE:
+                self._checked.popitem(last=False)
+        return result
 
     def __call__(self, environ: dict, start_response):
         header = environ.get('HTTP_AUTHORIZATION')

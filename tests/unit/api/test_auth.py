@@ -10,6 +10,7 @@ from oslo_config import fixture as config_fixture
 from requests_mock.contrib import fixture as rm_fixture
 
 from pool_api import app as pool_app
+from pool_api import auth
 from pool_conductor.conf import CONF
 from tests.unit.api import base
 
@@ -55,6 +56,41 @@ class TestHTTPBasic(base.APITestCase):
                                       headers=basic('alice', 'wrong')))
         self.assertChallenge(self.get('/v1/nodes',
                                       headers=basic('bob', 's3cret')))
+
+    def test_unknown_user_costs_what_a_wrong_password_costs(self):
+        checks = []
+        real = bcrypt.checkpw
+
+        def spy(password, digest):
+            checks.append(digest.split(b'$')[2])
+            return real(password, digest)
+
+        self.patch(auth.bcrypt, 'checkpw', spy)
+        self.assertChallenge(self.get('/v1/nodes',
+                                      headers=basic('alice', 'wrong')))
+        self.assertChallenge(self.get('/v1/nodes',
+                                      headers=basic('mallory', 'wrong')))
+        # One bcrypt check each, of the file's cost.
+        self.assertEqual([b'04', b'04'], checks)
+        # The same wrong credentials again are not hashed again.
+        self.assertChallenge(self.get('/v1/nodes',
+                                      headers=basic('mallory', 'wrong')))
+        self.assertEqual(2, len(checks))
+
+    def test_changes_of_the_file_apply(self):
+        self.patch(auth.BasicAuth, 'RELOAD_INTERVAL', 0)
+        self.assertEqual(200, self.get(
+            '/v1/nodes', headers=basic('alice', 's3cret')).status_code)
+        write_htpasswd(self.htpasswd, {'bob': 'b0b'})
+        self.assertEqual(200, self.get(
+            '/v1/nodes', headers=basic('bob', 'b0b')).status_code)
+        self.assertChallenge(self.get('/v1/nodes',
+                                      headers=basic('alice', 's3cret')))
+        # A broken file keeps the users of the last good one.
+        with open(self.htpasswd, 'w') as f:
+            f.write('carol:plain\n')
+        self.assertEqual(200, self.get(
+            '/v1/nodes', headers=basic('bob', 'b0b')).status_code)
 
     def test_malformed_header_is_401(self):
         for value in ('Basic !!!', 'Bearer x', 'Basic ' +
