@@ -6,6 +6,7 @@ from oslo_config import fixture as config_fixture
 from oslo_db.sqlalchemy import engines
 from oslotest import base
 
+from pool_api import app as pool_app
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
@@ -61,3 +62,14 @@ class TestCase(base.BaseTestCase):
         values.setdefault('provision_state', 'available')
         values.setdefault('power_state', 'power off')
         return nodes_db.create_node(self.context, values, traits=traits)
+
+
+def noauth_app(test: fixtures.TestWithFixtures):
+    """The API in-process without authentication, on whatever database
+    the test set up."""
+    # oslo.policy finds its files through the parsed configuration.
+    CONF([], project='pool', default_config_files=[],
+         default_config_dirs=[])
+    test.useFixture(config_fixture.Config(CONF)).config(
+        auth_strategy='noauth')
+    return pool_app.create_app()

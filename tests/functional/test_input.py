@@ -3,15 +3,13 @@ in-process API."""
 import json
 from unittest import mock
 
-from oslo_config import fixture as config_fixture
 import sqlalchemy as sa
 
-from pool_api import app as pool_app
-from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import rpcapi
 from tests.functional import db_fixtures
+from tests import base
 
 EMOJI = '\U0001f600'
 SNAKE = '\U0001f40d'
@@ -26,12 +24,7 @@ class InputMixin:
 
     def setUp(self):
         super().setUp()
-        # oslo.policy finds its files through the parsed configuration.
-        CONF([], project='pool', default_config_files=[],
-             default_config_dirs=[])
-        self.useFixture(config_fixture.Config(CONF)).config(
-            auth_strategy='noauth')
-        self.app = pool_app.create_app()
+        self.app = base.noauth_app(self)
         alive = mock.patch.object(rpcapi.ConductorAPI, 'alive_conductors',
                                   lambda _self, _ctx: ['test-host'])
         alive.start()

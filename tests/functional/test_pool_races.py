@@ -2,11 +2,8 @@
 import json
 import threading
 
-from oslo_config import fixture as config_fixture
 import sqlalchemy as sa
 
-from pool_api import app as pool_app
-from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
@@ -15,6 +12,7 @@ from pool_conductor import exception
 from pool_conductor import pool_actions
 from tests.functional import db_fixtures
 from tests.functional import test_allocation_races
+from tests import base
 
 
 class PoolRaceMixin(test_allocation_races.AllocationRaceHelpers):
@@ -95,12 +93,7 @@ class PoolAPIRaceMixin(test_allocation_races.AllocationRaceHelpers):
 
     def setUp(self):
         super().setUp()
-        # oslo.policy finds its files through the parsed configuration.
-        CONF([], project='pool', default_config_files=[],
-             default_config_dirs=[])
-        self.useFixture(config_fixture.Config(CONF)).config(
-            auth_strategy='noauth')
-        self.app = pool_app.create_app()
+        self.app = base.noauth_app(self)
 
     def call(self, method: str, path: str, body=None):
         """A request through the application: (status, text)."""

@@ -4,10 +4,7 @@ import threading
 import time
 from urllib import parse
 
-from oslo_config import fixture as config_fixture
 
-from pool_api import app as pool_app
-from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import nodes as nodes_db
 from tests import base
@@ -28,12 +25,7 @@ class HostileFilterMixin:
 
     def setUp(self):
         super().setUp()
-        # oslo.policy finds its files through the parsed configuration.
-        CONF([], project='pool', default_config_files=[],
-             default_config_dirs=[])
-        self.useFixture(config_fixture.Config(CONF)).config(
-            auth_strategy='noauth')
-        self.app = pool_app.create_app()
+        self.app = base.noauth_app(self)
         context = pool_context.get_admin_context()
         for name, params in ((LONG_NAME, {'label': LONG_NAME}),
                              ('other', {})):
