@@ -12,10 +12,7 @@ from pool_conductor import states
 
 # The node fields the transition actions change.
 ACTION_FIELDS = ('profiles', 'params', 'workflow', 'stage', 'runnable')
-# The node fields a transition changes besides them.
-POOL_FIELDS = ('pool', 'pool_status', 'pool_allocated', 'pool_wait_stage',
-               'pool_destination', 'pool_conductor_affinity',
-               'stage_updated_at')
+
 
 # Where a node goes when it reaches the stage it waits for.
 _DONE = {

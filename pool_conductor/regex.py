@@ -4,7 +4,6 @@ import re
 
 import re2
 
-from pool_conductor import exception
 
 # Longer patterns are refused before they are compiled.
 MAX_PATTERN_LENGTH = 255
@@ -172,25 +171,3 @@ def search(pattern: str, value) -> bool | None:
         value = str(value)
     return _cached(pattern).search(value) is not None
 
-
-def compile_safe(pattern: str, field: str = 'regex'):
-    """Compile a user's regular expression for matching in linear time.
-
-    RE2 has no backtracking: a pattern such as ``(a+)+b`` cannot make a
-    match run for long, and backreferences and lookarounds, which need
-    backtracking, are refused.
-
-    :param field: the name of the parameter, for the error message
-    :raises: Invalid for a pattern that is too long, not valid or beyond
-        RE2
-    """
-    if not isinstance(pattern, str):
-        raise exception.Invalid('The %s must be a string.' % field)
-    if len(pattern) > MAX_PATTERN_LENGTH:
-        raise exception.Invalid('The %s may have at most %d characters.'
-                                % (field, MAX_PATTERN_LENGTH))
-    try:
-        return compile_re2(pattern)
-    except PatternError as exc:
-        raise exception.Invalid('Invalid %s "%s": %s'
-                                % (field, pattern, exc)) from None

@@ -19,11 +19,6 @@ def lock_pool(conn, name: str) -> sa.Row | None:
                         .with_for_update(read=True)).first()
 
 
-def get_pool(conn, name: str) -> sa.Row | None:
-    return conn.execute(sa.select(_POOLS).where(_POOLS.c.name == name)
-                        ).first()
-
-
 def project_nodes(project: str | None) -> tuple:
     """The conditions on nodes a project owns or leases; none for None.
     """
