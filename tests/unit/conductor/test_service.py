@@ -143,8 +143,9 @@ class ServiceTestCase(base.TestCase):
             'test-host',
             allocations_db.get_allocation(self.context,
                                           alloc.uuid).conductor_affinity)
-        self.assertIsNone(
-            nodes_db.get_node(self.context, locked.uuid).reservation)
+        # The locks of the dead conductor go after its allocations.
+        self.assertTrue(_wait_for(lambda: nodes_db.get_node(
+            self.context, locked.uuid).reservation is None))
         self.assertEqual(0, svc.take_over_orphans())
 
     def test_live_conductors_allocations_not_taken(self):
