@@ -1,5 +1,6 @@
 """Request bodies: JSON decoding, jsonschema validation and JSON Patch."""
 import copy
+import datetime
 import json
 import math
 
@@ -161,6 +162,30 @@ def validate(schema: dict, data) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         raise exception.Invalid(_describe(error))
+
+
+def timestamp(value: str | None, key: str) -> datetime.datetime | None:
+    """A point in time of a request (ISO 8601; UTC unless it names an
+    offset), as the database stores it: naive UTC.
+
+    :raises: InvalidParameterValue naming key
+    """
+    if value is None:
+        return None
+    try:
+        parsed = datetime.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise exception.InvalidParameterValue(
+            err='%s must be a date and time in ISO 8601 format, such as '
+                '2026-12-01T12:00:00+00:00, not %r.' % (key, value)
+        ) from None
+    if parsed.tzinfo is not None:
+        try:
+            parsed = parsed.astimezone(datetime.timezone.utc)
+        except OverflowError:
+            raise exception.InvalidParameterValue(
+                err='%s is out of range: %r.' % (key, value)) from None
+    return parsed.replace(tzinfo=None)
 
 
 def apply_patch(document: dict, patch, patchable, defaults: dict) -> dict:

@@ -25,6 +25,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import lifespans
 from pool_conductor import retry
 from pool_conductor import states
 
@@ -207,6 +208,9 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     default pool, so that pools partition the fleet for Ironic clients
     too. It is recorded in extra, where clients see it.
 
+    Its lifespan_end is the one values asks for, else its pool's default,
+    within the pool's lifespan limits.
+
     :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
     :param project: the project whose nodes the candidates must be.
     :raises: ObjectNotFound for a pool, Invalid without a resource
@@ -218,6 +222,8 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     if pool:
         pools_db.get(context, models.Pool, pool)
         values['extra'] = {**values.get('extra', {}), 'pool': pool}
+    values['lifespan_end'] = lifespans.new_end(
+        context, pool or models.DEFAULT_POOL, values.get('lifespan_end'))
     if node is not None:
         return backfill(context, values, node)
     if not values.get('resource_class'):

@@ -6,6 +6,7 @@ its nodes (in id order), then their allocations. Nodes are given, freed
 and moved only through pool_conductor.binding.
 """
 import dataclasses
+import datetime
 
 from oslo_utils import uuidutils
 
@@ -16,6 +17,7 @@ from pool_conductor.db import models
 from pool_conductor.db import pool_actions as actions_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
+from pool_conductor import lifespans
 from pool_conductor import retry
 from pool_conductor import states
 
@@ -38,6 +40,9 @@ class Request:
     actions: dict = dataclasses.field(default_factory=dict)
     wait_for_stage: str | None = None
     force: bool = False
+    # allocateMachines: when the allocations end (else the pool's
+    # lifespan default).
+    lifespan_end: datetime.datetime | None = None
     # The project the action is run for: it touches only the nodes the
     # project owns or leases. None for every node.
     project: str | None = None
@@ -172,11 +177,13 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
                     and not request.all_machines):
                 raise exception.InsufficientNodes(
                     pool=pool.name, count=request.count, found=len(nodes))
+        now = db_api.utcnow()
+        end = lifespans.end(pool.lifespan, now, now, request.lifespan_end)
         uuids = [uuidutils.generate_uuid() for _ in nodes]
         ids = binding_db.insert_allocations(conn, [
             {'uuid': uuid, 'node_id': n.id, 'owner': request.project,
              'resource_class': n.resource_class,
-             'extra': {'pool': pool.name}}
+             'extra': {'pool': pool.name}, 'lifespan_end': end}
             for n, uuid in zip(nodes, uuids, strict=True)])
         grants = [binding.Grant(node=n, instance_uuid=uuid, allocation_id=i)
                   for n, uuid, i in zip(nodes, uuids, ids, strict=True)]

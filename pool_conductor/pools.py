@@ -9,6 +9,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import lifespans
 from pool_conductor import retry
 
 LOG = log.getLogger(__name__)
@@ -73,6 +74,7 @@ def create_pool(context, values: dict) -> models.Pool:
         ConcurrentUpdate
     """
     check_actions(context, values)
+    lifespans.check_policy(values.get('lifespan'))
 
     def create() -> models.Pool:
         _lock_parent(context, values['name'], values.get('parent_pool'))
@@ -92,6 +94,7 @@ def update_pool(context, name: str, values: dict) -> models.Pool:
     :raises: ObjectNotFound, Invalid, ConcurrentUpdate
     """
     check_actions(context, values)
+    lifespans.check_policy(values.get('lifespan'))
 
     def update() -> models.Pool:
         if 'parent_pool' in values:

@@ -8,6 +8,7 @@ from oslo_log import log
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
+from pool_conductor import lifespans
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.manager import ConductorManager
@@ -33,7 +34,8 @@ class ConductorService:
     of the same host left behind and resumes that host's allocations. Its
     periodic tasks heartbeat, take over allocations of dead conductors,
     queue again its own allocations that no worker holds (after a lost
-    message or a database outage), and drive pool nodes through their
+    message or a database outage), release allocations whose lifespan
+    has ended, and drive pool nodes through their
     workflows with the provisioner: nodes no live conductor drives are
     claimed, and those this host drove before a restart are resumed.
     """
@@ -76,6 +78,9 @@ class ConductorService:
         interval = CONF.conductor.check_workflows_interval
         if interval > 0:
             tasks.append(_periodic(self.check_workflows, interval))
+        interval = CONF.conductor.check_lifespans_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_lifespans, interval))
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
         self._periodics = periodics.PeriodicWorker(
@@ -150,6 +155,11 @@ class ConductorService:
         except Exception as exc:
             LOG.warning('Checking allocations on %s failed: %s', self.host,
                         exc)
+
+    def check_lifespans(self) -> None:
+        """Periodic task: release allocations whose lifespan has ended;
+        never raises."""
+        lifespans.expire(self.context, self.host)
 
     def check_workflows(self) -> None:
         """Periodic task: claim pool nodes and move them on in their

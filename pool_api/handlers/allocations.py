@@ -12,14 +12,15 @@ from pool_api import validation
 from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor import exception
+from pool_conductor import lifespans
 from pool_conductor import states
 
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
-          'created_at', 'updated_at', 'links')
+          'lifespan_end', 'created_at', 'updated_at', 'links')
 SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'owner',
-             'created_at', 'updated_at')
-PATCHABLE = ('name', 'extra')
+             'lifespan_end', 'created_at', 'updated_at')
+PATCHABLE = ('name', 'extra', 'lifespan_end')
 
 
 def _require_allocations_api() -> None:
@@ -46,6 +47,7 @@ def to_dict(alloc, fields=None) -> dict:
         'candidate_nodes': list(alloc.candidate_nodes or []),
         'extra': alloc.extra or {},
         'owner': alloc.owner,
+        'lifespan_end': render.timestamp(alloc.lifespan_end),
         'created_at': render.timestamp(alloc.created_at),
         'updated_at': render.timestamp(alloc.updated_at),
         'links': links.resource_links('allocations', alloc.uuid),
@@ -120,6 +122,8 @@ def create_allocation():
     values['traits'] = sorted(set(body.get('traits') or ()))
     if project is not None:
         values['owner'] = project
+    values['lifespan_end'] = validation.timestamp(body.get('lifespan_end'),
+                                                  'lifespan_end')
     # A pool the caller may not read is not found, as a missing one.
     policy.check_readable('Pool', [body.get('pool')])
     node = _node_for_request(body['node']) if body.get('node') else None
@@ -177,7 +181,8 @@ def get_allocation(allocation_ident):
 
 
 def update_allocation(allocation_ident):
-    """Change the name or extra of an allocation (JSON Patch)."""
+    """Change the name, extra or lifespan_end of an allocation (JSON
+    Patch); a new lifespan_end is within its pool's lifespan limits."""
     _require_allocations_api()
     if not microversion.at_least(microversion.ALLOCATION_UPDATE):
         raise exception.MethodNotAllowed(
@@ -188,10 +193,15 @@ def update_allocation(allocation_ident):
     context = flask.g.context
     before = to_dict(alloc)
     after = validation.apply_patch(before, patch, PATCHABLE,
-                                   {'name': None, 'extra': {}})
+                                   {'name': None, 'extra': {},
+                                    'lifespan_end': None})
     validation.validate(schema.UPDATE, after)
     common.check_name(after['name'], 'allocation')
     changed = validation.changes(before, after, PATCHABLE)
+    if 'lifespan_end' in changed:
+        changed['lifespan_end'] = lifespans.changed_end(
+            context, allocations.pool_of(alloc), alloc.created_at,
+            validation.timestamp(changed['lifespan_end'], 'lifespan_end'))
     if changed:
         alloc = allocations_db.update_allocation(context, alloc, changed)
     return flask.jsonify(to_dict(alloc))

@@ -52,7 +52,9 @@ def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
         partial_success=body.get('partial_success', False),
         filters=node_filters.parse_map(body.get('filter', {})),
         actions=actions, wait_for_stage=body.get('wait_for_stage'),
-        force=body.get('force', False), project=project)
+        force=body.get('force', False), project=project,
+        lifespan_end=validation.timestamp(body.get('lifespan_end'),
+                                          'lifespan_end'))
     return request, body
 
 

@@ -11,14 +11,14 @@ from pool_conductor import pools
 from pool_conductor import states
 
 FIELDS = ('name', 'description', 'documentation', 'parent_pool',
-          *schema.ACTION_SETS)
+          *schema.ACTION_SETS, 'lifespan')
 PATCHABLE = FIELDS[1:]
-PATCH_DEFAULTS = {kind: {} for kind in schema.ACTION_SETS}
+PATCH_DEFAULTS = {kind: {} for kind in (*schema.ACTION_SETS, 'lifespan')}
 
 
 def to_dict(pool: models.Pool) -> dict:
     body = named.representation('pools', pool, FIELDS)
-    for kind in schema.ACTION_SETS:
+    for kind in (*schema.ACTION_SETS, 'lifespan'):
         body[kind] = body[kind] or {}
     return body
 

@@ -17,6 +17,8 @@ CREATE = {
         'owner': common.PROJECT,
         # Take a Free node of this pool, with its allocate actions.
         'pool': pools.NAME,
+        # When the allocation ends by itself, within its pool's lifespan.
+        'lifespan_end': pools.TIMESTAMP,
     },
     'additionalProperties': False,
 }
@@ -27,6 +29,7 @@ UPDATE = {
     'properties': {
         'name': common.NAME,
         'extra': common.EXTRA,
+        'lifespan_end': pools.TIMESTAMP,
     },
 }
 

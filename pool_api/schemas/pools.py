@@ -1,4 +1,5 @@
 """Request schemas of pools, profiles, workflows and node params."""
+from pool_conductor import lifespans
 
 # Names of pools, profiles, workflows and stages.
 NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
@@ -32,7 +33,20 @@ TRANSITION_ACTIONS = {
 ACTION_SETS = ('enter_actions', 'allocate_actions', 'release_actions',
                'exit_actions')
 
+# A duration such as "4h" or "1d12h" (pool_conductor.lifespans).
+DURATION = {'type': ['string', 'null'], 'maxLength': 64,
+            'pattern': lifespans.DURATION_PATTERN}
+# How long the allocations of a pool live (Poolboy's lifespan).
+LIFESPAN = {
+    'type': 'object',
+    'properties': dict.fromkeys(lifespans.KEYS, DURATION),
+    'additionalProperties': False,
+}
+# A point in time, ISO 8601 (UTC without an offset).
+TIMESTAMP = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 64}
+
 _POOL_FIELDS = {
+    'lifespan': LIFESPAN,
     'description': TEXT,
     'documentation': TEXT,
     'parent_pool': NULLABLE_NAME,
@@ -98,6 +112,7 @@ ACTION = {
         'blocking': {'type': 'boolean'},
         'wait_timeout': {'type': 'integer', 'minimum': 0},
         'force': {'type': 'boolean'},
+        'lifespan_end': TIMESTAMP,
     },
     'additionalProperties': False,
 }

@@ -19,6 +19,14 @@ opts = [
                     'dead conductors. 0 disables the check, in which case '
                     'allocations of a dead conductor wait for it to '
                     'come back.'),
+    cfg.FloatOpt('check_lifespans_interval',
+                 default=10.0,
+                 min=0,
+                 help='Seconds between two rounds in which a conductor '
+                      'releases the allocations whose lifespan_end has '
+                      'passed (its own, and those of dead conductors), so '
+                      'an allocation is released at most about this long '
+                      'after its end. 0 disables it on this conductor.'),
     cfg.FloatOpt('check_workflows_interval',
                  default=1.0,
                  min=0,

@@ -146,6 +146,31 @@ def delete(conn, alloc_id: int) -> None:
         _ALLOCATIONS.c.id == alloc_id))
 
 
+def expired(conn, alloc_id: int, now, lock: bool = False
+            ) -> sa.Row | None:
+    """An allocation whose lifespan_end is not later than now (locked
+    until the transaction ends with lock), else None."""
+    q = _FIND.where(_ALLOCATIONS.c.id == alloc_id,
+                    _ALLOCATIONS.c.lifespan_end <= now)
+    return conn.execute(q.with_for_update() if lock else q).first()
+
+
+def list_expired(context, now, host: str, alive: list[str],
+                 limit: int) -> list[int]:
+    """Ids of allocations past their lifespan_end that a conductor
+    releases: its own, those of no conductor and those of conductors
+    not in alive; the longest expired first."""
+    aff = _ALLOCATIONS.c.conductor_affinity
+    with api.reader(context) as session:
+        return list(session.scalars(
+            sa.select(_ALLOCATIONS.c.id)
+            .where(_ALLOCATIONS.c.lifespan_end <= now,
+                   _ALLOCATIONS.c.state != states.ALLOCATING,
+                   sa.or_(aff == host, aff.is_(None), aff.not_in(alive)))
+            .order_by(_ALLOCATIONS.c.lifespan_end)
+            .limit(limit)))
+
+
 def instance_taken(conn, uuid: str, node_id: int | None = None) -> bool:
     """Whether a node (other than node_id) has uuid as instance_uuid."""
     q = sa.select(_NODES.c.id).where(_NODES.c.instance_uuid == uuid)

@@ -160,6 +160,7 @@ class Allocation(TimestampMixin, Base):
         sa.Index('allocations_state_affinity_idx', 'state',
                  'conductor_affinity'),
         sa.Index('allocations_node_id_idx', 'node_id'),
+        sa.Index('allocations_lifespan_end_idx', 'lifespan_end'),
         sa.UniqueConstraint('uuid', name='uniq_allocations0uuid'),
         sa.UniqueConstraint('name', name='uniq_allocations0name'),
     )
@@ -180,6 +181,9 @@ class Allocation(TimestampMixin, Base):
     extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
     conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
+    # When the allocation ends by itself (its pool's lifespan), if ever.
+    lifespan_end: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime)
 
 
 class Conductor(TimestampMixin, Base):
@@ -212,6 +216,10 @@ class Pool(TimestampMixin, Base):
         JSONType, default=dict)
     exit_actions: orm.Mapped[dict | None] = orm.mapped_column(
         JSONType, default=dict)
+    # How long its allocations live: {default, maximum, relative_maximum,
+    # unclaimed}, durations such as "4h".
+    lifespan: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                          default=dict)
 
 
 class Profile(TimestampMixin, Base):

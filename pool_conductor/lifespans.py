@@ -1,0 +1,227 @@
+"""Lifespans: allocations that end by themselves, as Poolboy's.
+
+A pool's ``lifespan`` gives its allocations an end: ``default`` (how long
+one lives unless it asks), ``maximum`` (the latest end, counted from its
+creation) and ``relative_maximum`` (the latest end, counted from now, so
+that an extension cannot reach further than that at once). With both
+maximums the earlier one holds. An allocation's ``lifespan_end`` is the
+requested end, else now plus ``default``; never later than the limits.
+When it passes, a conductor releases the allocation through the binding
+writer, as returnMachines with force does.
+"""
+import datetime
+import re
+
+from oslo_log import log
+
+from pool_conductor import binding
+from pool_conductor.conf import CONF
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import models
+from pool_conductor.db import pools as pools_db
+from pool_conductor import exception
+from pool_conductor import retry
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
+
+KEYS = ('default', 'maximum', 'relative_maximum')
+UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
+# "1d12h", "30m": one or more numbers, each with its unit.
+DURATION_PATTERN = r'^([0-9]{1,7}[smhdw])+$'
+_PART = re.compile(r'([0-9]+)([smhdw])')
+# The longest duration: a lifespan beyond it is a mistake, and datetimes
+# end in the year 9999.
+LONGEST = datetime.timedelta(days=36500)
+# Expired allocations released per conductor and round.
+BATCH = 100
+
+
+def duration(text: str, key: str = 'lifespan') -> datetime.timedelta:
+    """A duration such as "4h" or "1d12h".
+
+    :raises: InvalidParameterValue naming key
+    """
+    if not isinstance(text, str) or not re.fullmatch(DURATION_PATTERN,
+                                                     text):
+        raise exception.InvalidParameterValue(
+            err='%s must be a duration such as "30m", "4h", "7d" or "1d12h" '
+                '(units s, m, h, d, w), not %r.' % (key, text))
+    seconds = sum(int(n) * UNITS[u] for n, u in _PART.findall(text))
+    if seconds <= 0 or seconds > LONGEST.total_seconds():
+        raise exception.InvalidParameterValue(
+            err='%s must be longer than 0 and at most %d days, not %s.'
+                % (key, LONGEST.days, text))
+    return datetime.timedelta(seconds=seconds)
+
+
+def check_policy(policy: dict | None) -> None:
+    """:raises: InvalidParameterValue for a duration that is not one"""
+    for key in KEYS:
+        if (policy or {}).get(key) is not None:
+            duration(policy[key], 'lifespan.%s' % key)
+
+
+def latest_end(policy: dict | None, created: datetime.datetime,
+               now: datetime.datetime) -> datetime.datetime | None:
+    """The latest end a pool's policy allows an allocation created at
+    created: the earlier of created plus maximum and now plus
+    relative_maximum; None without either."""
+    policy = policy or {}
+    limits = []
+    if policy.get('maximum'):
+        limits.append(created + duration(policy['maximum']))
+    if policy.get('relative_maximum'):
+        limits.append(now + duration(policy['relative_maximum']))
+    return min(limits) if limits else None
+
+
+def end(policy: dict | None, created: datetime.datetime,
+        now: datetime.datetime,
+        requested: datetime.datetime | None = None
+        ) -> datetime.datetime | None:
+    """An allocation's lifespan_end: the requested one, else now plus the
+    default, never later than latest_end(); None when nothing limits it.
+
+    :raises: InvalidParameterValue for a requested end that is not in
+        the future or is later than the policy allows (naming the latest
+        end allowed)
+    """
+    latest = latest_end(policy, created, now)
+    if requested is not None:
+        if requested <= now:
+            raise exception.InvalidParameterValue(
+                err='lifespan_end %s is not in the future.'
+                    % _iso(requested))
+        if latest is not None and requested > latest:
+            raise exception.InvalidParameterValue(
+                err='lifespan_end %s is later than the pool\'s lifespan '
+                    'allows: the latest end allowed is %s.'
+                    % (_iso(requested), _iso(latest)))
+        return requested
+    default = (policy or {}).get('default')
+    ends = [e for e in (now + duration(default) if default else None,
+                        latest) if e is not None]
+    return min(ends) if ends else None
+
+
+def unlimited(policy: dict | None) -> bool:
+    """Whether an allocation of the pool may live forever (a PATCH may
+    remove its lifespan_end)."""
+    return not any((policy or {}).get(k) for k in ('maximum',
+                                                   'relative_maximum'))
+
+
+def policy_of(context, pool: str) -> dict | None:
+    """The lifespan policy of a pool (None for a pool that is gone)."""
+    try:
+        return pools_db.get(context, models.Pool, pool).lifespan
+    except exception.ObjectNotFound:
+        return None
+
+
+def new_end(context, pool: str,
+            requested: datetime.datetime | None = None
+            ) -> datetime.datetime | None:
+    """The lifespan_end of an allocation created now in pool.
+
+    :raises: InvalidParameterValue (see end())
+    """
+    now = db_api.utcnow()
+    return end(policy_of(context, pool), now, now, requested)
+
+
+def changed_end(context, pool: str, created: datetime.datetime,
+                requested: datetime.datetime | None
+                ) -> datetime.datetime | None:
+    """A new lifespan_end an allocation of pool created at created asks
+    for (a PATCH): within the same limits as at its creation; None only
+    where nothing limits its life.
+
+    :raises: InvalidParameterValue
+    """
+    policy = policy_of(context, pool)
+    now = db_api.utcnow()
+    if requested is None:
+        if not unlimited(policy):
+            raise exception.InvalidParameterValue(
+                err='lifespan_end cannot be removed: the lifespan of pool '
+                    '%s has a maximum; the latest end allowed is %s.'
+                    % (pool, _iso(latest_end(policy, created, now))))
+        return None
+    return end(policy, created, now, requested)
+
+
+def _iso(value: datetime.datetime) -> str:
+    return value.replace(microsecond=0).isoformat() + '+00:00'
+
+
+def expire(context, host: str) -> int:
+    """Release the allocations whose lifespan has ended: those of this
+    conductor, of no conductor, and of dead ones (a takeover, so that a
+    dead conductor does not stop expiry). Never raises.
+
+    :returns: how many allocations this call released.
+    """
+    try:
+        alive = conductors_db.list_alive_hostnames(
+            context, CONF.conductor.heartbeat_timeout)
+        # With a stale heartbeat of our own we may be the one considered
+        # dead: only our own allocations then.
+        hosts = alive if host in alive else [host]
+        expired = allocations_db.list_expired(
+            context, db_api.utcnow(), host, hosts, BATCH)
+    except Exception as exc:
+        LOG.warning('Listing expired allocations on %s failed: %s', host,
+                    exc)
+        return 0
+    released = 0
+    for alloc_id in expired:
+        try:
+            if retry.on_deadlock(_expire_one, context, alloc_id):
+                released += 1
+                LOG.info('Allocation %s reached the end of its lifespan '
+                         'and was released', alloc_id)
+        except Exception as exc:
+            LOG.warning('Releasing expired allocation %(id)s failed: '
+                        '%(exc)s', {'id': alloc_id, 'exc': exc})
+    return released
+
+
+def _expire_one(context, alloc_id: int) -> bool:
+    """Release one expired allocation and its node, in one transaction.
+
+    The node is locked before the allocation (the lock order of every
+    writer), and the allocation's end is read again under its lock, so
+    that an extension or a deletion that came first wins.
+    """
+    now = db_api.utcnow()
+    with db_api.writer_connection(context) as conn:
+        found = allocations_db.expired(conn, alloc_id, now)
+        if found is None:
+            return False
+        nodes = (binding_db.lock_nodes(conn, [found.node_id])
+                 if found.node_id is not None else [])
+        if allocations_db.expired(conn, alloc_id, now, lock=True) is None:
+            return False
+        if nodes and nodes[0].allocation_id == alloc_id:
+            binding.release(conn, nodes, force=True,
+                            values=torn_down(nodes[0], now))
+        else:
+            allocations_db.delete(conn, alloc_id)
+        return True
+
+
+def torn_down(node, now: datetime.datetime) -> dict:
+    """The fields an expiry changes besides the binding: a deployed node
+    is undeployed (recorded, as the provision state API records it), for
+    the end of a lifespan is a hard end."""
+    allowed_from, result = states.VERBS['undeploy']
+    if node.provision_state not in allowed_from:
+        return {}
+    return {'provision_state': result, 'target_provision_state': None,
+            'instance_info': {}, 'provision_updated_at': now,
+            'last_error': None}
