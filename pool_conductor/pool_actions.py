@@ -166,6 +166,8 @@ def _allocatable_named(conn, pool: str, request: Request) -> list:
 def _allocate(context, pool_name: str, request: Request) -> list[dict]:
     with db_api.writer_connection(context) as conn:
         pool = _lock_pool(conn, pool_name)
+        now = db_api.utcnow()
+        end = lifespans.end(pool.lifespan, now, now, request.lifespan_end)
         if request.machine_list:
             nodes = _allocatable_named(conn, pool.name, request)
         else:
@@ -177,8 +179,6 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
                     and not request.all_machines):
                 raise exception.InsufficientNodes(
                     pool=pool.name, count=request.count, found=len(nodes))
-        now = db_api.utcnow()
-        end = lifespans.end(pool.lifespan, now, now, request.lifespan_end)
         uuids = [uuidutils.generate_uuid() for _ in nodes]
         ids = binding_db.insert_allocations(conn, [
             {'uuid': uuid, 'node_id': n.id, 'owner': request.project,

@@ -9,6 +9,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import exception
 from pool_conductor import rpc
 from pool_conductor import rpcapi
 from pool_conductor import service
@@ -68,6 +69,26 @@ class ServiceTestCase(base.TestCase):
         self.assertEqual(alloc.uuid, node.instance_uuid)
         self.assertEqual(alloc.uuid, node.allocation_uuid)
         self.assertEqual(['CUSTOM_GPU'], node.instance_info['traits'])
+
+    def test_expired_allocation_released_on_the_lifespan_interval(self):
+        self.config(check_lifespans_interval=0.2, group='conductor')
+        node = self.create_node()
+        conductors_db.register_conductor(self.context, 'dead-host')
+        self.age_conductor('dead-host')
+        # Of a dead conductor, and ending in a moment.
+        alloc = self.new_allocation('dead-host', lifespan_end=db_api.utcnow()
+                                    + datetime.timedelta(seconds=1))
+        self.start()
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+        self.assertEqual(alloc.uuid, nodes_db.get_node(
+            self.context, node.uuid).allocation_uuid)
+        self.assertTrue(_wait_for(lambda: nodes_db.get_node(
+            self.context, node.uuid).allocation_id is None))
+        self.assertRaises(exception.AllocationNotFound,
+                          allocations_db.get_allocation, self.context,
+                          alloc.uuid)
+        self.assertIsNone(nodes_db.get_node(self.context,
+                                            node.uuid).instance_uuid)
 
     def test_allocations_cast_together_all_become_active(self):
         for _ in range(12):
