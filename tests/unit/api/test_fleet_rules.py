@@ -1,4 +1,6 @@
 """The rules every path that gives, frees or moves a node follows."""
+import threading
+
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import test_pool_actions
 
@@ -177,3 +179,29 @@ class TestNodeLock(FleetRulesTestCase):
                                         {'machine_list': ['n0']}), 'n0')
         self.assertTrue(nodes_db.unreserve(self.context, node.id, 'other'))
         self.report('n0', extra={'a': 1})
+
+    def test_a_change_waits_for_the_lock_then_is_made(self):
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        node = nodes_db.get_node(self.context, 'n0')
+        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
+        unlock = threading.Timer(0.3, nodes_db.unreserve,
+                                 (self.context, node.id, 'other'))
+        unlock.start()
+        self.addCleanup(unlock.cancel)
+        resp = self.patch_json('/v1/nodes/n0', [
+            {'op': 'replace', 'path': '/extra', 'value': {'a': 1}}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(({'a': 1}, None), (resp.get_json()['extra'],
+                                            resp.get_json()['reservation']))
+        # Giving the node out waits the same way.
+        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
+        unlock = threading.Timer(0.3, nodes_db.unreserve,
+                                 (self.context, node.id, 'other'))
+        unlock.start()
+        self.addCleanup(unlock.cancel)
+        resp = self.patch_json('/v1/nodes/n0', [
+            {'op': 'add', 'path': '/instance_uuid',
+             'value': '8f6a7e2c-9d1b-4c3e-a5f0-1b2c3d4e5f60'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('InUse', resp.get_json()['pool_status'])
