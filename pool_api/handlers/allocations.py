@@ -23,8 +23,7 @@ PATCHABLE = ('name', 'extra')
 
 
 def _require_allocations_api() -> None:
-    if not microversion.at_least(microversion.ALLOCATIONS):
-        raise exception.NotFound()
+    microversion.require(microversion.ALLOCATIONS)
 
 
 def _visible_fields() -> tuple:

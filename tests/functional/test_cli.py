@@ -313,8 +313,8 @@ class TestPoolCLI(testtools.TestCase):
         result = self.run_cli('allocation', 'create', '--resource-class',
                               self.prefix + '-none', '--wait', '60',
                               check=False)
-        self.assertFails(result, 'No available nodes found with resource '
-                                 'class %s-none' % self.prefix)
+        self.assertFails(result, 'No available nodes found in pool default '
+                                 'with resource class %s-none' % self.prefix)
 
     def test_server_validation_error(self):
         name = self.prefix + '-node'
