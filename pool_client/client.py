@@ -73,16 +73,23 @@ def _path(*parts: str) -> str:
                              for p in parts)
 
 
+class Repeated(list):
+    """The values of a query parameter sent once per value (filters on the
+    same key are ANDed), where other lists are joined by commas."""
+
+
 def _query(params: dict | None) -> dict | None:
     """Query parameters without the unset ones, booleans as the API wants
-    them and lists joined by commas."""
+    them, lists joined by commas and Repeated values repeated."""
     if not params:
         return None
     query = {}
     for key, value in params.items():
         if value is None:
             continue
-        if isinstance(value, bool):
+        if isinstance(value, Repeated):
+            value = list(value)
+        elif isinstance(value, bool):
             value = 'true' if value else 'false'
         elif isinstance(value, list | tuple):
             value = ','.join(value)
@@ -188,7 +195,8 @@ class Client:
                 return items
             query = urllib.parse.parse_qs(
                 urllib.parse.urlsplit(next_url).query)
-            params = {k: v[-1] for k, v in query.items()}
+            params = {k: v[-1] if len(v) == 1 else Repeated(v)
+                      for k, v in query.items()}
             marker = params.get('marker')
             if not marker or marker in seen:
                 return items
@@ -263,11 +271,18 @@ class Client:
     def node_list(self, fields=None, detail: bool = False,
                   limit: int | None = None, marker: str | None = None,
                   sort_key: str | None = None, sort_dir: str | None = None,
-                  **filters) -> list:
+                  match: dict | None = None, **filters) -> list:
         """Nodes matching the filters (provision_state, resource_class,
-        maintenance, associated, owner, lessee, driver, instance_uuid)."""
+        maintenance, associated, owner, lessee, driver, instance_uuid).
+
+        :param match: {key: [value, ...]}: the API's filters on node
+            fields and params, such as {"pool": ["web"],
+            "inventory/data/CPUS": ["Gte(4)", "Lte(16)"]}, all ANDed.
+        """
         params = dict(filters, fields=fields, marker=marker,
                       sort_key=sort_key, sort_dir=sort_dir)
+        for key, values in (match or {}).items():
+            params[key] = Repeated(values)
         collection = 'nodes/detail' if detail and not fields else 'nodes'
         return self._list(collection, 'nodes', params, limit)
 

@@ -185,6 +185,21 @@ class TestResources(base.BaseTestCase):
                           {'resource_class': 'gold', 'limit': '2',
                            'marker': 'b'}), self.call(1))
 
+    def test_node_list_repeats_filters_on_every_page(self):
+        c = self.client(
+            response(200, {'nodes': [{'uuid': 'a'}],
+                           'next': ENDPOINT + '/v1/nodes?pool=web&'
+                                   'CPUS=Gte%284%29&CPUS=Lte%288%29&'
+                                   'limit=1&marker=a'}),
+            response(200, {'nodes': [{'uuid': 'b'}]}))
+        nodes = c.node_list(match={'pool': ['web'],
+                                   'CPUS': ['Gte(4)', 'Lte(8)']})
+        self.assertEqual(['a', 'b'], [n['uuid'] for n in nodes])
+        self.assertEqual({'pool': ['web'], 'CPUS': ['Gte(4)', 'Lte(8)']},
+                         self.call(0)[3])
+        self.assertEqual({'pool': 'web', 'CPUS': ['Gte(4)', 'Lte(8)'],
+                          'limit': '1', 'marker': 'a'}, self.call(1)[3])
+
     def test_node_list_limit(self):
         c = self.client(
             response(200, {'nodes': [{'uuid': 'a'}, {'uuid': 'b'}],
