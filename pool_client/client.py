@@ -14,6 +14,8 @@ from osc_lib import exceptions
 LATEST_VERSION = '1.60'
 VERSION_HEADER = 'X-OpenStack-Ironic-API-Version'
 ALLOCATING = 'allocating'
+# Pool statuses of nodes on their way to a stage of their workflow.
+MOVING = ('Joining', 'Building', 'Destroying', 'Leaving')
 
 
 class PoolClientError(exceptions.CommandError):
@@ -288,6 +290,34 @@ class Client:
 
     def node_get(self, node: str, fields=None) -> dict:
         return self.get(_path('nodes', node), params={'fields': fields})
+
+    def nodes_wait(self, results: list,
+                   timeout: float | None = 0) -> list:
+        """Poll the nodes of a pool action's results until none is on its
+        way to a stage (Joining, Building, Destroying, Leaving).
+
+        :param timeout: seconds to wait at most; 0 or None waits forever.
+        :returns: the results, with each node's status now.
+        :raises: PoolClientError on timeout, naming the nodes still moving
+        """
+        deadline = time.monotonic() + timeout if timeout else None
+        results = [dict(r) for r in results]
+        while True:
+            moving = [r for r in results if r.get('status') in MOVING]
+            if not moving:
+                return results
+            if deadline is not None and time.monotonic() >= deadline:
+                raise PoolClientError(
+                    'After %s seconds these nodes have not reached their '
+                    'stage: %s' % (timeout, ', '.join(
+                        '%s (%s)' % (r.get('name') or r['uuid'],
+                                     r['status']) for r in moving)))
+            time.sleep(self.poll_interval)
+            for r in moving:
+                node = self.node_get(r['uuid'], fields=[
+                    'uuid', 'name', 'pool_status', 'pool_allocated'])
+                r.update(status=node.get('pool_status'),
+                         allocated=node.get('pool_allocated'))
 
     def node_update(self, node: str, patch: list) -> dict:
         """Change a node with a JSON Patch."""
