@@ -69,6 +69,22 @@ class TestPoolCommands(base.TestCommand):
         self.assertParserFails(cmd, ['web', '--enter-actions', '[1]'])
         self.assertParserFails(cmd, [])
 
+    def test_show_renders_action_sets_as_json(self):
+        actions = {'workflow': 'deploy', 'add_profiles': ['web'],
+                   'add_parameters': {'tier': 1, 'wiped': False,
+                                      'role': 'web'}}
+        self.client.pool_get.return_value = dict(POOL,
+                                                 allocate_actions=actions)
+        cmd = pools.ShowPool(self.app, None)
+        columns, data = cmd.take_action(self.check_parser(cmd, ['web'], []))
+        shown = data[columns.index('allocate_actions')]
+        self.assertEqual('{"workflow": "deploy", "add_profiles": ["web"], '
+                         '"add_parameters": {"tier": 1, "wiped": false, '
+                         '"role": "web"}}', shown.human_readable())
+        # -f json and yaml get the value: numbers stay numbers.
+        self.assertEqual(actions, shown.machine_readable())
+        self.assertIs(1, shown.machine_readable()['add_parameters']['tier'])
+
     def test_list_show_delete(self):
         self.client.pool_list.return_value = [POOL]
         cmd = pools.ListPool(self.app, None)
