@@ -36,12 +36,13 @@ def refusal(prog: str, exc: OSError) -> str:
     """One line saying why the API cannot listen where it was told."""
     cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
     if cause.errno == errno.EADDRINUSE:
-        why = 'the port is in use by another process'
+        why = ('the port is in use by another process; choose another '
+               'with --port or [api] port')
     else:
-        why = cause.strerror or str(cause)
-    return ('%s: cannot listen on %s port %d: %s; choose another with '
-            '--port or [api] port.' % (prog, CONF.api.host_ip,
-                                      CONF.api.port, why))
+        why = '%s; check --host and --port ([api] host_ip and port)' % (
+            cause.strerror or cause)
+    return '%s: cannot listen on %s port %d: %s.' % (
+        prog, CONF.api.host_ip, CONF.api.port, why)
 
 
 def exit_unless_free(prog: str) -> None:

@@ -70,6 +70,15 @@ class TestCommands(testtools.TestCase):
                 'port.\n' % (name, port), result.stderr)
             self.assertEqual('', result.stdout)
 
+    def test_address_not_of_this_machine_is_one_line(self):
+        result = self.run_command('pool-server', '--config-file', self.conf,
+                                  '--host', '192.0.2.1', '--port', '6388')
+        self.assertEqual(1, result.returncode, result.stderr)
+        self.assertEqual(
+            'pool-server: cannot listen on 192.0.2.1 port 6388: Cannot '
+            'assign requested address; check --host and --port ([api] '
+            'host_ip and port).\n', result.stderr)
+
     def test_server_listens_on_the_port_of_the_command_line(self):
         port = cluster.free_port()
         proc = subprocess.Popen(
