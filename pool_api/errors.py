@@ -16,11 +16,12 @@ LOG = log.getLogger(__name__)
 
 
 def error_body(status: int, message: str) -> str:
-    """Ironic's error body: a JSON document inside a JSON string."""
+    """Ironic's error body: a JSON document inside a JSON string, ending
+    with a newline as the other bodies do."""
     fault = {'faultcode': 'Client' if status < 500 else 'Server',
              'faultstring': message,
              'debuginfo': None}
-    return json.dumps({'error_message': json.dumps(fault)})
+    return json.dumps({'error_message': json.dumps(fault)}) + '\n'
 
 
 def error_response(status: int, message: str) -> flask.Response:

@@ -85,6 +85,20 @@ def at_least(minor: int) -> bool:
     return requested() >= (1, minor)
 
 
+def require(minor: int) -> None:
+    """Answer as Ironic does, 404, for a resource below the version that
+    introduced it, with a hint naming that version.
+
+    :raises: NotFound
+    """
+    if not at_least(minor):
+        raise exception.NotFound(
+            'The resource could not be found. It requires API version '
+            '1.%d or later, and this request asked for %s; send the %s '
+            'header (for example "%s: 1.%d").'
+            % (minor, to_string(requested()), HEADER, HEADER, minor))
+
+
 def response_headers(version: tuple[int, int] | None) -> dict:
     headers = {MIN_HEADER: to_string(MIN_VERSION),
                MAX_HEADER: to_string(MAX_VERSION),

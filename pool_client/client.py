@@ -14,6 +14,8 @@ from osc_lib import exceptions
 LATEST_VERSION = '1.60'
 VERSION_HEADER = 'X-OpenStack-Ironic-API-Version'
 ALLOCATING = 'allocating'
+# Pool statuses of nodes on their way to a stage of their workflow.
+MOVING = ('Joining', 'Building', 'Destroying', 'Leaving')
 
 
 class PoolClientError(exceptions.CommandError):
@@ -73,16 +75,23 @@ def _path(*parts: str) -> str:
                              for p in parts)
 
 
+class Repeated(list):
+    """The values of a query parameter sent once per value (filters on the
+    same key are ANDed), where other lists are joined by commas."""
+
+
 def _query(params: dict | None) -> dict | None:
     """Query parameters without the unset ones, booleans as the API wants
-    them and lists joined by commas."""
+    them, lists joined by commas and Repeated values repeated."""
     if not params:
         return None
     query = {}
     for key, value in params.items():
         if value is None:
             continue
-        if isinstance(value, bool):
+        if isinstance(value, Repeated):
+            value = list(value)
+        elif isinstance(value, bool):
             value = 'true' if value else 'false'
         elif isinstance(value, list | tuple):
             value = ','.join(value)
@@ -188,7 +197,8 @@ class Client:
                 return items
             query = urllib.parse.parse_qs(
                 urllib.parse.urlsplit(next_url).query)
-            params = {k: v[-1] for k, v in query.items()}
+            params = {k: v[-1] if len(v) == 1 else Repeated(v)
+                      for k, v in query.items()}
             marker = params.get('marker')
             if not marker or marker in seen:
                 return items
@@ -263,16 +273,51 @@ class Client:
     def node_list(self, fields=None, detail: bool = False,
                   limit: int | None = None, marker: str | None = None,
                   sort_key: str | None = None, sort_dir: str | None = None,
-                  **filters) -> list:
+                  match: dict | None = None, **filters) -> list:
         """Nodes matching the filters (provision_state, resource_class,
-        maintenance, associated, owner, lessee, driver, instance_uuid)."""
+        maintenance, associated, owner, lessee, driver, instance_uuid).
+
+        :param match: {key: [value, ...]}: the API's filters on node
+            fields and params, such as {"pool": ["web"],
+            "inventory/data/CPUS": ["Gte(4)", "Lte(16)"]}, all ANDed.
+        """
         params = dict(filters, fields=fields, marker=marker,
                       sort_key=sort_key, sort_dir=sort_dir)
+        for key, values in (match or {}).items():
+            params[key] = Repeated(values)
         collection = 'nodes/detail' if detail and not fields else 'nodes'
         return self._list(collection, 'nodes', params, limit)
 
     def node_get(self, node: str, fields=None) -> dict:
         return self.get(_path('nodes', node), params={'fields': fields})
+
+    def nodes_wait(self, results: list,
+                   timeout: float | None = 0) -> list:
+        """Poll the nodes of a pool action's results until none is on its
+        way to a stage (Joining, Building, Destroying, Leaving).
+
+        :param timeout: seconds to wait at most; 0 or None waits forever.
+        :returns: the results, with each node's status now.
+        :raises: PoolClientError on timeout, naming the nodes still moving
+        """
+        deadline = time.monotonic() + timeout if timeout else None
+        results = [dict(r) for r in results]
+        while True:
+            moving = [r for r in results if r.get('status') in MOVING]
+            if not moving:
+                return results
+            if deadline is not None and time.monotonic() >= deadline:
+                raise PoolClientError(
+                    'After %s seconds these nodes have not reached their '
+                    'stage: %s' % (timeout, ', '.join(
+                        '%s (%s)' % (r.get('name') or r['uuid'],
+                                     r['status']) for r in moving)))
+            time.sleep(self.poll_interval)
+            for r in moving:
+                node = self.node_get(r['uuid'], fields=[
+                    'uuid', 'name', 'pool_status', 'pool_allocated'])
+                r.update(status=node.get('pool_status'),
+                         allocated=node.get('pool_allocated'))
 
     def node_update(self, node: str, patch: list) -> dict:
         """Change a node with a JSON Patch."""

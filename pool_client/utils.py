@@ -2,7 +2,7 @@
 import argparse
 import json
 
-from osc_lib.cli import format_columns
+from cliff import columns
 from osc_lib import exceptions
 
 # Column headers of list output, as python-ironicclient labels them.
@@ -155,11 +155,37 @@ def flatten(values) -> list:
     return [v for group in values or () for v in group]
 
 
+class JSONColumn(columns.FormattableColumn):
+    """A map or a list of maps: JSON in tables, the value itself (numbers
+    and all) in -f json and yaml."""
+
+    def human_readable(self) -> str:
+        return json.dumps(self._value, ensure_ascii=False)
+
+    def machine_readable(self):
+        return self._value
+
+
+class OrderedListColumn(columns.FormattableColumn):
+    """A list whose order means something (the stages of a workflow):
+    its items in that order, separated by commas, in tables."""
+
+    def human_readable(self) -> str:
+        return ', '.join(str(v) for v in self._value)
+
+    def machine_readable(self):
+        return self._value
+
+
 def format_value(value):
+    """A column for a field: maps and lists of maps as JSON, lists in
+    their order."""
     if isinstance(value, dict):
-        return format_columns.DictColumn(value)
+        return JSONColumn(value)
     if isinstance(value, list):
-        return format_columns.ListColumn(value)
+        if any(isinstance(v, dict | list) for v in value):
+            return JSONColumn(value)
+        return OrderedListColumn(value)
     return value
 
 

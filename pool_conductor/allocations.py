@@ -59,7 +59,7 @@ def _describe(alloc) -> str:
         parts.append('candidate nodes %s' % ', '.join(alloc.candidate_nodes))
     if alloc.owner:
         parts.append('owner %s' % alloc.owner)
-    return '%s in pool %s' % (' and '.join(parts), pool_of(alloc))
+    return 'in pool %s with %s' % (pool_of(alloc), ' and '.join(parts))
 
 
 def _pivot(max_node_id: int) -> int:
@@ -138,7 +138,7 @@ def claim_node(context, alloc_id: int, host: str,
                                              lock=False):
                     return BUSY
                 allocations_db.fail(conn, alloc_id, host,
-                                    'No available nodes found with %s'
+                                    'No available nodes found %s'
                                     % _describe(alloc))
                 return FAILED
             _give(conn, [(alloc, rows[0])], host)
@@ -261,8 +261,8 @@ def backfill(context, values: dict, node) -> models.Allocation:
     :param node: the node, as read before (a compare-and-swap on its
         generation).
     :raises: InvalidParameterValue if the node does not match the request,
-        NodeAssociated, AllocationAlreadyExists, AllocationDuplicateName,
-        ConcurrentUpdate
+        NodeAssociated, AllocationAlreadyExists, InstanceUUIDInUse,
+        AllocationDuplicateName, ConcurrentUpdate
     """
     values = dict(values)
     errors = []
@@ -309,8 +309,11 @@ def backfill(context, values: dict, node) -> models.Allocation:
 def _backfill(context, values: dict, node) -> models.Allocation:
     try:
         with db_api.writer_connection(context) as conn:
-            if allocations_db.instance_taken(conn, values['uuid'], node.id):
-                raise exception.AllocationAlreadyExists(uuid=values['uuid'])
+            holder = allocations_db.instance_holder(conn, values['uuid'],
+                                                    node.id)
+            if holder:
+                raise exception.InstanceUUIDInUse(
+                    instance_uuid=values['uuid'], node=holder)
             alloc_id, = binding_db.insert_allocations(conn, [values])
             current = binding_db.lock_nodes(conn, [node.id])
             if not current or current[0].generation != node.generation:

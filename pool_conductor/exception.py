@@ -114,6 +114,12 @@ class AllocationAlreadyExists(Conflict):
     """An allocation with UUID %(uuid)s already exists."""
 
 
+class InstanceUUIDInUse(Conflict):
+    """Instance %(instance_uuid)s is already associated with node
+    %(node)s; an allocation cannot take this UUID, as it would become the
+    instance_uuid of its node."""
+
+
 class NodeLocked(Conflict):
     """Node %(node)s is locked by host %(host)s, please retry after the
     current operation is completed."""

@@ -3,10 +3,19 @@ from gunicorn.app import base as gunicorn_base
 from oslo_log import log
 
 from pool_api import app
+from pool_api.cmd import listen
 from pool_conductor.cmd import common
 from pool_conductor.conf import CONF
 
 LOG = log.getLogger(__name__)
+
+DESCRIPTION = (
+    'pool-api serves the pool API (the Ironic-compatible /v1 and the '
+    'pools, profiles and workflows) on gunicorn: [api] workers processes '
+    'of [api] threads threads each, on [api] host_ip and [api] port '
+    '(--host and --port here). It needs the database and the message bus '
+    'that the pool-conductor processes use ([database] connection, '
+    '[DEFAULT] transport_url) and runs no conductor itself.')
 
 
 def bind_address(host: str, port: int) -> str:
@@ -32,7 +41,11 @@ class Server(gunicorn_base.BaseApplication):
 
 
 def main() -> None:
-    common.prepare()
+    common.prepare(description=DESCRIPTION, epilog=listen.EPILOG,
+                   cli_opts=listen.CLI_OPTS)
+    listen.apply_overrides()
+    # gunicorn would retry a port in use for seconds, a line each time.
+    listen.exit_unless_free('pool-api')
     LOG.info('pool-api listening on %s:%d with %d workers',
              CONF.api.host_ip, CONF.api.port, CONF.api.workers)
     Server({

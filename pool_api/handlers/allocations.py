@@ -24,8 +24,7 @@ PATCHABLE = ('name', 'extra', 'lifespan_end')
 
 
 def _require_allocations_api() -> None:
-    if not microversion.at_least(microversion.ALLOCATIONS):
-        raise exception.NotFound()
+    microversion.require(microversion.ALLOCATIONS)
 
 
 def _visible_fields() -> tuple:

@@ -19,8 +19,7 @@ DRIVERS = ['fake-hardware']
 
 
 def _require_conductors_api() -> None:
-    if not microversion.at_least(microversion.CONDUCTORS):
-        raise exception.NotFound()
+    microversion.require(microversion.CONDUCTORS)
     policy.authorize('baremetal:conductor:get')
 
 

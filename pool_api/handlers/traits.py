@@ -15,8 +15,7 @@ MAX_TRAITS = common.TRAITS['maxItems']
 
 def _node(node_ident: str, rule: str):
     """The node of a traits request; the API does not exist below 1.37."""
-    if not microversion.at_least(microversion.TRAITS):
-        raise exception.NotFound()
+    microversion.require(microversion.TRAITS)
     return nodes.get_authorized(node_ident, rule)
 
 

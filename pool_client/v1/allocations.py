@@ -58,6 +58,11 @@ class CreateAllocation(command.ShowOne):
             help='Record arbitrary key/value metadata. Can be specified '
                  'multiple times.')
         parser.add_argument(
+            '--pool', metavar='<pool>',
+            help='Take a Free node of this pool, with the pool\'s allocate '
+                 'actions (default: the default pool); deleting the '
+                 'allocation returns the node to the pool.')
+        parser.add_argument(
             '--node', metavar='<node>',
             help='Backfill this allocation from the given node, which '
                  'already has an instance. Bypasses the normal allocation '
@@ -83,7 +88,7 @@ class CreateAllocation(command.ShowOne):
                 % parsed_args.wait_timeout)
         fields = {k: getattr(parsed_args, k)
                   for k in ('resource_class', 'traits', 'candidate_nodes',
-                            'name', 'uuid', 'owner', 'node')
+                            'name', 'uuid', 'owner', 'node', 'pool')
                   if getattr(parsed_args, k) is not None}
         if parsed_args.extra:
             fields['extra'] = utils.key_value_pairs_to_dict(

@@ -12,12 +12,40 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'target_provision_state', 'provision_updated_at', 'power_state',
           'target_power_state', 'maintenance', 'maintenance_reason',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
-          'updated_at')
+          'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
+          'profiles', 'workflow', 'stage', 'runnable')
 LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                'provision_state', 'maintenance')
 SORT_KEYS = ('uuid', 'name', 'created_at', 'updated_at', 'provision_state',
              'power_state', 'resource_class', 'maintenance', 'owner',
-             'lessee', 'driver', 'instance_uuid', 'provision_updated_at')
+             'lessee', 'driver', 'instance_uuid', 'provision_updated_at',
+             'pool', 'pool_status', 'workflow', 'stage')
+# Query parameters of the node list that a --filter may not name.
+RESERVED_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir',
+                   'detail')
+
+
+def filter_arguments(pool, pool_status, filters) -> dict:
+    """{key: [value, ...]} of --pool, --pool-status and --filter
+    KEY=EXPR options, for the API's filter query.
+
+    :raises: CommandError for a filter without "=" or on a list parameter
+    """
+    match: dict = {}
+    for key, value in (('pool', pool), ('pool_status', pool_status)):
+        if value is not None:
+            match.setdefault(key, []).append(value)
+    for text in filters or ():
+        key, sep, value = text.partition('=')
+        if not sep or not key or not value:
+            raise exceptions.CommandError(
+                'Expected --filter KEY=EXPRESSION, such as '
+                '"inventory/data/CPUS=Gte(4)", not "%s"' % text)
+        if key in RESERVED_PARAMS:
+            raise exceptions.CommandError(
+                '--filter cannot set the list parameter %s' % key)
+        match.setdefault(key, []).append(value)
+    return match
 
 
 def _add_fields_argument(parser, help_text):
@@ -129,6 +157,20 @@ class ListNode(command.Lister):
         parser.add_argument(
             '--lessee', metavar='<lessee>',
             help='Only list nodes with this lessee.')
+        parser.add_argument(
+            '--pool', metavar='<pool>',
+            help='Only list the members of this pool.')
+        parser.add_argument(
+            '--pool-status', metavar='<status>',
+            help='Only list nodes with this status in their pool (Free, '
+                 'Joining, Building, InUse, ...).')
+        parser.add_argument(
+            '--filter', metavar='<key=Expression(args)>', action='append',
+            dest='filters',
+            help='Only list nodes whose field or param KEY matches, such '
+                 'as "inventory/data/CPUS=Gte(4)" or "stage=In(install, '
+                 'complete)" (the functions of the API\'s node filters; '
+                 'repeat option for several, all must match).')
         display = parser.add_mutually_exclusive_group()
         display.add_argument(
             '--long', action='store_true', default=False,
@@ -147,6 +189,10 @@ class ListNode(command.Lister):
                             'owner', 'lessee', 'maintenance', 'associated')
                   if getattr(parsed_args, k) is not None}
         params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
+        match = filter_arguments(parsed_args.pool, parsed_args.pool_status,
+                                 parsed_args.filters)
+        if match:
+            params['match'] = match
         fields = utils.flatten(parsed_args.fields)
         if fields:
             columns = tuple(dict.fromkeys(fields))

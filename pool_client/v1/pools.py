@@ -4,6 +4,7 @@ import copy
 import logging
 
 from osc_lib.command import command
+from osc_lib import exceptions
 
 from pool_client import utils
 
@@ -350,7 +351,9 @@ class _MachinesAction(command.Lister):
     """A pool action; its nodes and their statuses are listed."""
 
     action = ''
+    # Whether the command takes --machine and --all, and must have one.
     selects_machines = True
+    machines_required = True
 
     def add_target(self, parser) -> None:
         parser.add_argument('pool', metavar='<pool>', help='Pool name.')
@@ -362,7 +365,8 @@ class _MachinesAction(command.Lister):
         parser = super().get_parser(prog_name)
         self.add_target(parser)
         if self.selects_machines:
-            group = parser.add_mutually_exclusive_group(required=True)
+            group = parser.add_mutually_exclusive_group(
+                required=self.machines_required)
             group.add_argument('--machine', dest='machine_list',
                                action='append',
                                help='Node UUID, name, Name:<name> or '
@@ -412,14 +416,52 @@ class _Transition(_MachinesAction):
         parser.add_argument('--remove-parameter', dest='remove_parameters',
                             action='append', help='Param to remove.')
         parser.add_argument('--wait-for-stage', dest='wait_for_stage',
-                            help='Stage the nodes must reach.')
-        parser.add_argument('--wait', dest='wait_timeout', type=int,
-                            nargs='?', const=0, metavar='<timeout>',
-                            help='With --wait-for-stage, block until the '
-                                 'nodes reach the stage, for at most '
-                                 '<timeout> seconds (the server\'s default '
-                                 'when not given).')
+                            help='Stage the nodes must reach (their pool '
+                                 'status is Building or Destroying until '
+                                 'then).')
+        wait = parser.add_mutually_exclusive_group()
+        wait.add_argument('--wait', dest='wait_timeout', type=int,
+                          nargs='?', const=0, metavar='<timeout>',
+                          help='With --wait-for-stage, poll the nodes until '
+                               'they reach the stage and show their status '
+                               'then; an error if they have not after '
+                               '<timeout> seconds (0, the default, waits '
+                               'forever).')
+        wait.add_argument('--blocking', dest='blocking_timeout', type=int,
+                          nargs='?', const=0, metavar='<timeout>',
+                          help='With --wait-for-stage, have the server '
+                               'answer once the nodes reach the stage, '
+                               'for at most <timeout> seconds (0, the '
+                               'default, leaves it to the server: [pool] '
+                               'default_wait_timeout, never more than '
+                               '[pool] max_blocking_wait); nodes still on '
+                               'their way then show "timeout".')
         return parser
+
+    def check_waits(self, parsed_args) -> None:
+        """:raises: CommandError for a wait without a stage or a negative
+        time-out"""
+        for option, value in (('--wait', parsed_args.wait_timeout),
+                              ('--blocking', parsed_args.blocking_timeout)):
+            if value is None:
+                continue
+            if not parsed_args.wait_for_stage:
+                raise exceptions.CommandError(
+                    '%s needs --wait-for-stage: without a stage there is '
+                    'nothing to wait for' % option)
+            if value < 0:
+                raise exceptions.CommandError(
+                    'Expected a non-negative %s time-out, got %s'
+                    % (option, value))
+
+    def take_action(self, parsed_args):
+        self.check_waits(parsed_args)
+        client = self.app.client_manager.pool
+        results = self.send(client, parsed_args, self.body(parsed_args))
+        if parsed_args.wait_timeout is not None:
+            results = client.nodes_wait(results,
+                                        timeout=parsed_args.wait_timeout)
+        return utils.rows(results, RESULT_FIELDS)
 
     def body(self, parsed_args) -> dict:
         body = super().body(parsed_args)
@@ -430,10 +472,10 @@ class _Transition(_MachinesAction):
         if parsed_args.add_parameters:
             body['add_parameters'] = utils.key_value_pairs_to_dict(
                 parsed_args.add_parameters)
-        if parsed_args.wait_timeout is not None:
+        if parsed_args.blocking_timeout is not None:
             body['blocking'] = True
-            if parsed_args.wait_timeout:
-                body['wait_timeout'] = parsed_args.wait_timeout
+            if parsed_args.blocking_timeout:
+                body['wait_timeout'] = parsed_args.blocking_timeout
         return body
 
 
@@ -441,12 +483,14 @@ class AllocateMachines(_Transition):
     """Allocate nodes of a pool, all in one transaction."""
 
     action = 'allocateMachines'
-    selects_machines = False
+    machines_required = False
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('--count', type=int, default=1,
-                            help='Number of nodes (default 1).')
+        parser.add_argument('--count', type=int, default=None,
+                            help='Number of Free nodes to take (default 1); '
+                                 '--machine names them instead, --all takes '
+                                 'every Free node that matches.')
         parser.add_argument('--partial-success', dest='partial_success',
                             action='store_true', default=None,
                             help='Allocate fewer nodes rather than none.')
@@ -458,7 +502,8 @@ class AllocateMachines(_Transition):
 
     def body(self, parsed_args) -> dict:
         body = super().body(parsed_args)
-        body['count'] = parsed_args.count
+        if parsed_args.count is not None:
+            body['count'] = parsed_args.count
         if parsed_args.partial_success:
             body['partial_success'] = True
         if parsed_args.filter:

@@ -92,6 +92,30 @@ class SetWorkflow(command.Command):
                          parsed_args.workflow, patch)
 
 
+class UnsetWorkflow(command.Command):
+    """Unset properties of a workflow."""
+
+    log = logging.getLogger(__name__ + '.UnsetWorkflow')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('workflow', metavar='<workflow>',
+                            help='Workflow name.')
+        parser.add_argument('--description', action='store_true',
+                            default=False,
+                            help='Unset the description of the workflow.')
+        parser.add_argument('--stages', action='store_true', default=False,
+                            help='Remove all the stages of the workflow.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        patch = utils.unset_patch(parsed_args, ('description', 'stages'))
+        utils.send_patch(self.log,
+                         self.app.client_manager.pool.workflow_update,
+                         parsed_args.workflow, patch, 'unset')
+
+
 class DeleteWorkflow(command.Command):
     """Delete workflows no node runs."""
 

@@ -3,16 +3,26 @@ import signal
 import sys
 import threading
 
+from oslo_config import cfg
 from oslo_log import log
 
 from pool_conductor.conf import CONF
 from pool_conductor.conf import opts
 
 
-def prepare(argv: list[str] | None = None, project: str = 'pool') -> None:
-    """Parse the command line and config files and set up logging."""
+def prepare(argv: list[str] | None = None, project: str = 'pool',
+            description: str | None = None, epilog: str | None = None,
+            cli_opts: list[cfg.Opt] | tuple = ()) -> None:
+    """Parse the command line and config files and set up logging.
+
+    :param description: what the program is, first in its --help.
+    :param epilog: the last paragraph of its --help.
+    :param cli_opts: options of this program's command line only.
+    """
     opts.update_opt_defaults()
-    CONF(sys.argv[1:] if argv is None else argv, project=project)
+    CONF.register_cli_opts(cli_opts)
+    CONF(sys.argv[1:] if argv is None else argv, project=project,
+         description=description, epilog=epilog)
     log.setup(CONF, project)
 
 

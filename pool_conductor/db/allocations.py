@@ -57,8 +57,8 @@ def create_allocation(context, values: dict) -> models.Allocation:
     One INSERT when the UUID is generated here; a UUID given by the caller
     is first checked against the instance_uuid of the nodes.
 
-    :raises: AllocationAlreadyExists (also when a node already carries its
-        UUID as instance_uuid), AllocationDuplicateName
+    :raises: AllocationAlreadyExists, InstanceUUIDInUse when a node
+        already carries its UUID as instance_uuid, AllocationDuplicateName
     """
     values = {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
               'created_at': api.utcnow(), 'updated_at': None}
@@ -66,10 +66,10 @@ def create_allocation(context, values: dict) -> models.Allocation:
     values.setdefault('uuid', uuidutils.generate_uuid())
     try:
         with api.writer_connection(context) as conn:
-            if given_uuid is not None and conn.scalar(
-                    sa.select(models.Node.id).where(
-                        models.Node.instance_uuid == given_uuid)):
-                raise exception.AllocationAlreadyExists(uuid=given_uuid)
+            holder = given_uuid and instance_holder(conn, given_uuid)
+            if holder:
+                raise exception.InstanceUUIDInUse(instance_uuid=given_uuid,
+                                                  node=holder)
             res = conn.execute(_INSERT_ALLOCATION, values)
             alloc_id = res.inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
@@ -171,12 +171,14 @@ def list_expired(context, now, host: str, alive: list[str],
             .limit(limit)))
 
 
-def instance_taken(conn, uuid: str, node_id: int | None = None) -> bool:
-    """Whether a node (other than node_id) has uuid as instance_uuid."""
-    q = sa.select(_NODES.c.id).where(_NODES.c.instance_uuid == uuid)
+def instance_holder(conn, uuid: str,
+                    node_id: int | None = None) -> str | None:
+    """The UUID of the node (other than node_id) that has uuid as
+    instance_uuid, if any."""
+    q = sa.select(_NODES.c.uuid).where(_NODES.c.instance_uuid == uuid)
     if node_id is not None:
         q = q.where(_NODES.c.id != node_id)
-    return conn.scalar(q.limit(1)) is not None
+    return conn.scalar(q.limit(1))
 
 
 # Conductor side ---------------------------------------------------------

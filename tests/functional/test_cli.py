@@ -199,6 +199,14 @@ class TestPoolCLI(testtools.TestCase):
         shown = self.run_cli('workflow', 'show', workflow,
                              '-f', 'json').json()
         self.assertEqual(['install', 'complete'], shown['stages'])
+        # The table keeps the stages in their order.
+        table = self.run_cli('workflow', 'show', workflow, '-c', 'stages',
+                             '-f', 'table').stdout
+        self.assertIn('| stages | install, complete |', table)
+        self.run_cli('workflow', 'set', workflow, '--description', 'Deploy')
+        self.run_cli('workflow', 'unset', workflow, '--description')
+        self.assertIsNone(self.run_cli('workflow', 'show', workflow, '-f',
+                                       'json').json()['description'])
 
         self.run_cli('create', pool, '--allocate-workflow', workflow,
                      '--allocate-add-profile', profile)
@@ -241,15 +249,24 @@ class TestPoolCLI(testtools.TestCase):
                           'role': 'web', 'tier': 1},
                          {p['Name']: p['Value'] for p in params})
 
-        # Waiting for a stage nothing reports: the wait times out and the
+        # Waiting for a stage nothing reports: the client's wait fails
+        # naming the node, the server's answers with "timeout", and the
         # node stays Destroying until a forced return.
-        returned = self.run_cli('node', 'return', name, '--remove-parameter',
-                                'rack', '--wait-for-stage', 'wiped',
-                                '--wait', '1', '-f', 'json').json()
-        self.assertEqual([(name, 'timeout')],
-                         [(r['Name'], r['Status']) for r in returned])
+        result = self.run_cli('node', 'return', name, '--remove-parameter',
+                              'rack', '--wait-for-stage', 'wiped',
+                              '--wait', '1', check=False)
+        self.assertFails(result, 'After 1 seconds these nodes have not '
+                                 'reached their stage: %s (Destroying)'
+                         % name)
         status = self.run_cli('status', pool, '-f', 'json').json()
         self.assertEqual(1, status['Destroying'])
+        self.run_cli('node', 'return', name, '--force')
+        self.run_cli('machines', 'allocate', pool, '--machine', name)
+        returned = self.run_cli('machines', 'return', pool, '--machine',
+                                name, '--wait-for-stage', 'wiped',
+                                '--blocking', '1', '-f', 'json').json()
+        self.assertEqual([(name, 'timeout')],
+                         [(r['Name'], r['Status']) for r in returned])
         returned = self.run_cli('node', 'return', name, '--force',
                                 '-f', 'json').json()
         self.assertEqual([(name, 'Free', False)],
@@ -279,6 +296,63 @@ class TestPoolCLI(testtools.TestCase):
         self.assertIn('Deleted workflow %s' % workflow, result.stdout)
         result = self.run_cli('workflow', 'show', workflow, check=False)
         self.assertFails(result, 'could not be found')
+
+    def test_pool_membership_and_pool_allocation(self):
+        rc = self.prefix + '-rc'
+        name = self.prefix + '-node'
+        pool = self.prefix + '-pool'
+        node = self.create_node(name, '--resource-class', rc)
+        self.run_cli('node', 'manage', name)
+        self.run_cli('node', 'provide', name)
+        self.run_cli('node', 'param', 'set', name, '--param',
+                     'inventory/data/CPUS=16')
+        self.run_cli('create', pool)
+        self.run_cli('machines', 'add', pool, '--machine', name)
+
+        listed = self.run_cli('node', 'list', '--pool', pool,
+                              '--pool-status', 'Free', '--filter',
+                              'inventory/data/CPUS=Gte(8)', '--filter',
+                              'inventory/data/CPUS=Lte(16)', '--fields',
+                              'name', 'pool', 'pool_status',
+                              '-f', 'json').json()
+        self.assertEqual([{'Name': name, 'Pool': pool,
+                           'Pool Status': 'Free'}], listed)
+        for option in (['--filter', 'inventory/data/CPUS=Gte(32)'],
+                       ['--pool-status', 'InUse'],
+                       ['--filter', 'inventory/data/CPUS=Gte(8)', '--filter',
+                        'inventory/data/CPUS=Lt(16)']):
+            self.assertEqual([], self.run_cli(
+                'node', 'list', '--pool', pool, *option,
+                '-f', 'json').json())
+        long_list = self.run_cli('node', 'list', '--pool', pool, '--long',
+                                 '-f', 'json').json()
+        self.assertEqual([(pool, 'Free', False)],
+                         [(n['Pool'], n['Pool Status'], n['Pool Allocated'])
+                          for n in long_list])
+        result = self.run_cli('node', 'list', '--filter',
+                              'inventory/data/CPUS=Nope(4)', check=False)
+        self.assertFails(result, 'HTTP 400')
+
+        # Without --pool an allocation takes nodes of the default pool.
+        result = self.run_cli('allocation', 'create', '--resource-class', rc,
+                              '--wait', '60', check=False)
+        self.assertFails(result, 'No available nodes found in pool default '
+                                 'with resource class %s' % rc)
+        alloc = self.run_cli('allocation', 'create', '--resource-class', rc,
+                             '--pool', pool, '--wait', '60',
+                             '-f', 'json').json()
+        self.assertEqual(('active', node['uuid']),
+                         (alloc['state'], alloc['node_uuid']))
+        shown = self.run_cli('node', 'show', name, '--fields', 'pool',
+                             'pool_status', 'pool_allocated',
+                             '-f', 'json').json()
+        self.assertEqual({'pool': pool, 'pool_status': 'InUse',
+                          'pool_allocated': True}, shown)
+
+        self.run_cli('allocation', 'delete', alloc['uuid'])
+        self.run_cli('machines', 'remove', pool, '--all')
+        self.run_cli('node', 'delete', name)
+        self.run_cli('delete', pool)
 
     def test_list_pagination(self):
         rc = self.prefix + '-page'
@@ -313,8 +387,8 @@ class TestPoolCLI(testtools.TestCase):
         result = self.run_cli('allocation', 'create', '--resource-class',
                               self.prefix + '-none', '--wait', '60',
                               check=False)
-        self.assertFails(result, 'No available nodes found with resource '
-                                 'class %s-none' % self.prefix)
+        self.assertFails(result, 'No available nodes found in pool default '
+                                 'with resource class %s-none' % self.prefix)
 
     def test_server_validation_error(self):
         name = self.prefix + '-node'

@@ -62,6 +62,8 @@ class APITestCase(base.TestCase):
     def assertError(self, status, response, contains=None):
         """Check an error response is in Ironic's shape; return its text."""
         self.assertEqual(status, response.status_code, response.get_data())
+        self.assertTrue(response.get_data().endswith(b'\n'),
+                        response.get_data())
         fault = json.loads(response.get_json()['error_message'])
         self.assertEqual('Client' if status < 500 else 'Server',
                          fault['faultcode'])

@@ -195,9 +195,32 @@ class AllocationAPITestCase(base.APITestCase):
 
     def test_uuid_used_as_instance_uuid_is_409(self):
         instance = str(uuid.uuid4())
-        self.create_node(instance_uuid=instance, provision_state='active')
-        self.assertError(409, self.post('/v1/allocations', {
+        node = self.create_node(instance_uuid=instance,
+                                provision_state='active')
+        message = self.assertError(409, self.post('/v1/allocations', {
             'resource_class': 'baremetal', 'uuid': instance}))
+        self.assertEqual(
+            'Instance %s is already associated with node %s; an allocation '
+            'cannot take this UUID, as it would become the instance_uuid of '
+            'its node.' % (instance, node.uuid), message)
+        self.assertEqual([], self.get('/v1/allocations').get_json()[
+            'allocations'])
+
+    def test_no_version_header_names_the_needed_version(self):
+        response = self.client.get('/v1/allocations')
+        message = self.assertError(404, response)
+        self.assertEqual(
+            'The resource could not be found. It requires API version 1.52 '
+            'or later, and this request asked for 1.1; send the '
+            'X-OpenStack-Ironic-API-Version header (for example '
+            '"X-OpenStack-Ironic-API-Version: 1.52").', message)
+
+    def test_json_bodies_end_with_a_newline(self):
+        self.create_node(name='n1')
+        for path in ('/v1/allocations', '/v1/nodes', '/v1/nodes/n1', '/',
+                     '/v1'):
+            body = self.get(path).get_data()
+            self.assertTrue(body.endswith(b'}\n'), (path, body))
 
     def test_owner_needs_1_60(self):
         self.assertError(406, self.post(
@@ -224,6 +247,16 @@ class AllocationAPITestCase(base.APITestCase):
                          instance_uuid=instance)
         alloc = self.allocate({'node': 'deployed'})
         self.assertEqual(instance, alloc['uuid'])
+
+    def test_backfill_with_another_nodes_instance_uuid_is_409(self):
+        instance = str(uuid.uuid4())
+        holder = self.create_node(name='holder', provision_state='active',
+                                  instance_uuid=instance)
+        self.create_node(name='deployed', provision_state='active')
+        self.assertError(409, self.post('/v1/allocations', {
+            'node': 'deployed', 'uuid': instance}),
+            'Instance %s is already associated with node %s'
+            % (instance, holder.uuid))
 
     def test_backfill_errors(self):
         self.create_node(name='avail')
@@ -322,7 +355,10 @@ class AllocationAPITestCase(base.APITestCase):
             version='1.59'))
 
     def test_allocations_api_needs_1_52(self):
-        self.assertError(404, self.get('/v1/allocations', version='1.51'))
+        message = self.assertError(404, self.get('/v1/allocations',
+                                                 version='1.51'))
+        self.assertIn('requires API version 1.52 or later, and this request '
+                      'asked for 1.51', message)
         self.assertError(404, self.post('/v1/allocations',
                                         {'resource_class': 'baremetal'},
                                         version='1.51'))

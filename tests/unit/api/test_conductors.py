@@ -57,6 +57,7 @@ class ConductorAPITestCase(base.APITestCase):
         self.assertError(404, self.get('/v1/conductors/nope'), 'nope')
 
     def test_needs_1_49(self):
-        self.assertError(404, self.get('/v1/conductors', version='1.48'))
+        self.assertError(404, self.get('/v1/conductors', version='1.48'),
+                         'requires API version 1.49 or later')
         self.assertError(404, self.get('/v1/conductors/alive-host',
                                        version='1.48'))

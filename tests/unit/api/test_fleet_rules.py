@@ -97,13 +97,24 @@ class TestPartition(FleetRulesTestCase):
         self.add(self.uuids)
         alloc = self.allocate({})
         self.assertEqual('error', alloc['state'])
-        self.assertIn('in pool default', alloc['last_error'])
+        self.assertIn('No available nodes found in pool default with '
+                      'resource class baremetal', alloc['last_error'])
         self.assertEqual({'Free': 4}, {
             k: v for k, v in self.get('/v1/pools/web/status').get_json()
             ['statuses'].items() if v})
         alloc = self.allocate({'pool': 'web', 'name': 'n3'})
         self.assertEqual(('active', self.uuids[3]),
                          (alloc['state'], alloc['node_uuid']))
+
+    def test_failed_pool_allocation_names_the_pool(self):
+        self.add(self.uuids)
+        for _node in self.uuids:
+            self.assertEqual('active',
+                             self.allocate({'pool': 'web'})['state'])
+        alloc = self.allocate({'pool': 'web', 'resource_class': 'baremetal'})
+        self.assertEqual('error', alloc['state'])
+        self.assertEqual('No available nodes found in pool web with resource '
+                         'class baremetal', alloc['last_error'])
 
     def test_candidate_in_another_pool_is_an_error_naming_it(self):
         self.add(['n0'])

@@ -126,7 +126,8 @@ class TraitsAPITestCase(base.APITestCase):
                                    ('PUT', self.url + '/CUSTOM_B', None),
                                    ('DELETE', self.url + '/CUSTOM_A', None)):
             self.assertError(404, self.request(method, path, body,
-                                               version='1.36'))
+                                               version='1.36'),
+                             'requires API version 1.37 or later')
         self.assertEqual(['CUSTOM_A'], self.traits())
 
     def test_locked_node_is_409(self):

@@ -21,17 +21,18 @@ class TestCreateAllocation(base.TestCommand):
             '--trait', 'CUSTOM_B', '--candidate-node', 'n1',
             '--candidate-node', 'n2', '--name', 'alloc-1',
             '--uuid', base.ALLOCATION_UUID, '--extra', 'k=v',
-            '--extra', 'n=1', '--owner', 'p1',
+            '--extra', 'n=1', '--owner', 'p1', '--pool', 'web',
         ], [('resource_class', 'gold'), ('traits', ['CUSTOM_A', 'CUSTOM_B']),
             ('candidate_nodes', ['n1', 'n2']), ('name', 'alloc-1'),
             ('uuid', base.ALLOCATION_UUID), ('extra', ['k=v', 'n=1']),
-            ('owner', 'p1'), ('wait_timeout', None), ('node', None)])
+            ('owner', 'p1'), ('wait_timeout', None), ('node', None),
+            ('pool', 'web')])
         columns, data = self.cmd.take_action(args)
         self.client.allocation_create.assert_called_once_with(
             resource_class='gold', traits=['CUSTOM_A', 'CUSTOM_B'],
             candidate_nodes=['n1', 'n2'], name='alloc-1',
             uuid=base.ALLOCATION_UUID, extra={'k': 'v', 'n': 1},
-            owner='p1')
+            owner='p1', pool='web')
         self.client.allocation_wait.assert_not_called()
         shown = self.machine(columns, data)
         self.assertEqual('allocating', shown['state'])

@@ -185,6 +185,21 @@ class TestResources(base.BaseTestCase):
                           {'resource_class': 'gold', 'limit': '2',
                            'marker': 'b'}), self.call(1))
 
+    def test_node_list_repeats_filters_on_every_page(self):
+        c = self.client(
+            response(200, {'nodes': [{'uuid': 'a'}],
+                           'next': ENDPOINT + '/v1/nodes?pool=web&'
+                                   'CPUS=Gte%284%29&CPUS=Lte%288%29&'
+                                   'limit=1&marker=a'}),
+            response(200, {'nodes': [{'uuid': 'b'}]}))
+        nodes = c.node_list(match={'pool': ['web'],
+                                   'CPUS': ['Gte(4)', 'Lte(8)']})
+        self.assertEqual(['a', 'b'], [n['uuid'] for n in nodes])
+        self.assertEqual({'pool': ['web'], 'CPUS': ['Gte(4)', 'Lte(8)']},
+                         self.call(0)[3])
+        self.assertEqual({'pool': 'web', 'CPUS': ['Gte(4)', 'Lte(8)'],
+                          'limit': '1', 'marker': 'a'}, self.call(1)[3])
+
     def test_node_list_limit(self):
         c = self.client(
             response(200, {'nodes': [{'uuid': 'a'}, {'uuid': 'b'}],
@@ -385,3 +400,38 @@ class TestWait(base.BaseTestCase):
         self.assertEqual('Allocation a is still allocating after 5 seconds',
                          str(exc))
         self.assertEqual(2, len(session.calls))
+
+    def test_nodes_wait_polls_the_moving_nodes(self):
+        session = FakeSession(
+            response(200, {'uuid': 'b', 'name': 'nb',
+                           'pool_status': 'Building',
+                           'pool_allocated': True}),
+            response(200, {'uuid': 'b', 'name': 'nb',
+                           'pool_status': 'InUse', 'pool_allocated': True}))
+        c = client.Client(session, ENDPOINT)
+        results = c.nodes_wait([
+            {'uuid': 'a', 'name': 'na', 'status': 'InUse',
+             'allocated': True},
+            {'uuid': 'b', 'name': 'nb', 'status': 'Building',
+             'allocated': True}])
+        self.assertEqual([('na', 'InUse'), ('nb', 'InUse')],
+                         [(r['name'], r['status']) for r in results])
+        # Only the node on its way is read again.
+        self.assertEqual(2, len(session.calls))
+        self.assertTrue(all(call[1] == ENDPOINT + '/v1/nodes/b'
+                            for call in session.calls))
+
+    def test_nodes_wait_timeout_names_the_nodes(self):
+        session = FakeSession(
+            response(200, {'uuid': 'b', 'name': 'nb',
+                           'pool_status': 'Destroying',
+                           'pool_allocated': False}))
+        c = client.Client(session, ENDPOINT)
+        with mock.patch.object(client.time, 'monotonic',
+                               side_effect=[100, 101, 106]):
+            exc = self.assertRaises(
+                client.PoolClientError, c.nodes_wait,
+                [{'uuid': 'b', 'name': 'nb', 'status': 'Building'}],
+                timeout=5)
+        self.assertEqual('After 5 seconds these nodes have not reached '
+                         'their stage: nb (Destroying)', str(exc))

@@ -101,6 +101,47 @@ class TestListNode(base.TestCommand):
         self.client.node_list.assert_called_once_with(
             limit=None, marker=None, maintenance=False, associated=True)
 
+    def test_list_pool_membership_and_filters(self):
+        args = self.check_parser(
+            self.cmd, ['--pool', 'web', '--pool-status', 'InUse',
+                       '--filter', 'inventory/data/CPUS=Gte(4)',
+                       '--filter', 'inventory/data/CPUS=Lte(16)',
+                       '--filter', 'stage=In(install, complete)'],
+            [('pool', 'web'), ('pool_status', 'InUse')])
+        self.cmd.take_action(args)
+        self.client.node_list.assert_called_once_with(
+            limit=None, marker=None, match={
+                'pool': ['web'], 'pool_status': ['InUse'],
+                'inventory/data/CPUS': ['Gte(4)', 'Lte(16)'],
+                'stage': ['In(install, complete)']})
+
+    def test_list_bad_filters(self):
+        for text, error in (('CPUS', 'Expected --filter KEY=EXPRESSION'),
+                            ('=Gte(4)', 'Expected --filter KEY=EXPRESSION'),
+                            ('limit=3', 'cannot set the list parameter')):
+            args = self.check_parser(self.cmd, ['--filter', text], [])
+            exc = self.assertRaises(exceptions.CommandError,
+                                    self.cmd.take_action, args)
+            self.assertIn(error, str(exc))
+
+    def test_list_pool_fields(self):
+        self.client.node_list.return_value = [self.node(
+            pool='web', pool_status='InUse', pool_allocated=True)]
+        args = self.check_parser(
+            self.cmd, ['--fields', 'name', 'pool', 'pool_status',
+                       'pool_allocated'], [])
+        columns, data = self.cmd.take_action(args)
+        self.assertEqual(('Name', 'Pool', 'Pool Status', 'Pool Allocated'),
+                         columns)
+        self.assertEqual([('node-1', 'web', 'InUse', True)], list(data))
+
+    def test_list_long_has_pool_columns(self):
+        args = self.check_parser(self.cmd, ['--long'], [])
+        columns, _data = self.cmd.take_action(args)
+        for column in ('Pool', 'Pool Status', 'Pool Allocated', 'Workflow',
+                       'Stage', 'Runnable', 'Params', 'Profiles'):
+            self.assertIn(column, columns)
+
     def test_list_maintenance_exclusive(self):
         self.assertParserFails(self.cmd,
                                ['--maintenance', '--no-maintenance'])

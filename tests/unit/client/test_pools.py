@@ -69,6 +69,22 @@ class TestPoolCommands(base.TestCommand):
         self.assertParserFails(cmd, ['web', '--enter-actions', '[1]'])
         self.assertParserFails(cmd, [])
 
+    def test_show_renders_action_sets_as_json(self):
+        actions = {'workflow': 'deploy', 'add_profiles': ['web'],
+                   'add_parameters': {'tier': 1, 'wiped': False,
+                                      'role': 'web'}}
+        self.client.pool_get.return_value = dict(POOL,
+                                                 allocate_actions=actions)
+        cmd = pools.ShowPool(self.app, None)
+        columns, data = cmd.take_action(self.check_parser(cmd, ['web'], []))
+        shown = data[columns.index('allocate_actions')]
+        self.assertEqual('{"workflow": "deploy", "add_profiles": ["web"], '
+                         '"add_parameters": {"tier": 1, "wiped": false, '
+                         '"role": "web"}}', shown.human_readable())
+        # -f json and yaml get the value: numbers stay numbers.
+        self.assertEqual(actions, shown.machine_readable())
+        self.assertIs(1, shown.machine_readable()['add_parameters']['tier'])
+
     def test_list_show_delete(self):
         self.client.pool_list.return_value = [POOL]
         cmd = pools.ListPool(self.app, None)
@@ -283,7 +299,7 @@ class TestMachinesCommands(base.TestCommand):
             '--filter', 'inventory/data/CPUS=Gte(4)',
             '--workflow', 'deploy', '--add-profile', 'p',
             '--remove-parameter', 'old', '--add-parameter', 'x=1',
-            '--wait-for-stage', 'complete', '--wait', '60'], [])
+            '--wait-for-stage', 'complete', '--blocking', '60'], [])
         cmd.take_action(args)
         self.client.pool_action.assert_called_once_with(
             'web', 'allocateMachines', count=3, partial_success=True,
@@ -291,14 +307,63 @@ class TestMachinesCommands(base.TestCommand):
             new_workflow='deploy', add_profiles=['p'],
             remove_parameters=['old'], add_parameters={'x': 1},
             wait_for_stage='complete', blocking=True, wait_timeout=60)
+        self.client.nodes_wait.assert_not_called()
 
-    def test_return_force_and_wait_without_timeout(self):
+    def test_allocate_named_or_all_machines(self):
+        cmd = pools.AllocateMachines(self.app, None)
+        cmd.take_action(self.check_parser(cmd, ['web'], []))
+        cmd.take_action(self.check_parser(
+            cmd, ['web', '--machine', 'n1', '--machine', 'n2'], []))
+        cmd.take_action(self.check_parser(cmd, ['web', '--all'], []))
+        self.assertEqual([
+            (('web', 'allocateMachines'), {}),
+            (('web', 'allocateMachines'), {'machine_list': ['n1', 'n2']}),
+            (('web', 'allocateMachines'), {'all_machines': True}),
+        ], [(c.args, c.kwargs)
+            for c in self.client.pool_action.call_args_list])
+        self.assertParserFails(cmd, ['web', '--all', '--machine', 'n1'])
+
+    def test_wait_polls_on_the_client(self):
+        building = dict(RESULT, status='Building')
+        self.client.pool_action.return_value = [building]
+        self.client.nodes_wait.return_value = [RESULT]
+        cmd = pools.AllocateMachines(self.app, None)
+        for wait, timeout in ((['--wait'], 0), (['--wait', '30'], 30)):
+            self.client.nodes_wait.reset_mock()
+            columns, rows = cmd.take_action(self.check_parser(
+                cmd, ['web', '--wait-for-stage', 'complete', *wait], []))
+            self.client.nodes_wait.assert_called_once_with(
+                [building], timeout=timeout)
+            self.assertEqual([('node-1', base.NODE_UUID, 'InUse', True)],
+                             list(rows))
+        # The server was not asked to block.
+        for call in self.client.pool_action.call_args_list:
+            self.assertNotIn('blocking', call.kwargs)
+
+    def test_wait_and_blocking_need_a_stage_and_exclude_each_other(self):
+        cmd = pools.ReturnMachines(self.app, None)
+        for option in (['--wait'], ['--blocking'], ['--blocking', '5']):
+            exc = self.assertRaises(
+                exceptions.CommandError, cmd.take_action, self.check_parser(
+                    cmd, ['web', '--all', *option], []))
+            self.assertIn('needs --wait-for-stage', str(exc))
+        exc = self.assertRaises(
+            exceptions.CommandError, cmd.take_action, self.check_parser(
+                cmd, ['web', '--all', '--wait-for-stage', 'x', '--wait',
+                      '-1'], []))
+        self.assertIn('non-negative --wait', str(exc))
+        self.assertParserFails(cmd, ['web', '--all', '--wait',
+                                     '--blocking'])
+        self.client.pool_action.assert_not_called()
+
+    def test_return_force_and_blocking_without_timeout(self):
         cmd = pools.ReturnMachines(self.app, None)
         cmd.take_action(self.check_parser(cmd, [
-            'web', '--machine', 'n1', '--force', '--wait'], []))
+            'web', '--machine', 'n1', '--force', '--wait-for-stage', 'wiped',
+            '--blocking'], []))
         self.client.pool_action.assert_called_once_with(
             'web', 'returnMachines', machine_list=['n1'], force=True,
-            blocking=True)
+            wait_for_stage='wiped', blocking=True)
 
 
 class TestReturnNode(base.TestCommand):
@@ -324,7 +389,7 @@ class TestReturnNode(base.TestCommand):
             'node-1', '--workflow', 'wipe', '--add-profile', 'clean',
             '--remove-profile', 'web', '--add-parameter', 'wiped=false',
             '--remove-parameter', 'role', '--wait-for-stage', 'wiped',
-            '--wait', '30'], []))
+            '--blocking', '30'], []))
         self.client.node_return.assert_called_once_with(
             'node-1', new_workflow='wipe', add_profiles=['clean'],
             remove_profiles=['web'], add_parameters={'wiped': False},

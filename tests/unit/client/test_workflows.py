@@ -41,6 +41,9 @@ class TestWorkflowCommands(base.TestCommand):
         rows = list(rows)
         self.assertEqual(('deploy', 'Deploy'), rows[0][:2])
         self.assertEqual(WORKFLOW['stages'], rows[0][2].machine_readable())
+        # In the workflow's order, not sorted.
+        self.assertEqual('discover, install, complete',
+                         rows[0][2].human_readable())
 
     def test_show(self):
         self.client.workflow_get.return_value = WORKFLOW
@@ -49,6 +52,9 @@ class TestWorkflowCommands(base.TestCommand):
                                                           []))
         self.client.workflow_get.assert_called_once_with('deploy')
         self.assertEqual('deploy', self.machine(columns, data)['name'])
+        stages = data[columns.index('stages')]
+        self.assertEqual('discover, install, complete',
+                         stages.human_readable())
 
     def test_show_not_found(self):
         self.client.workflow_get.side_effect = exceptions.CommandError(
@@ -78,6 +84,20 @@ class TestWorkflowCommands(base.TestCommand):
 
     def test_set_nothing(self):
         cmd = workflows.SetWorkflow(self.app, None)
+        cmd.take_action(self.check_parser(cmd, ['deploy'], []))
+        self.client.workflow_update.assert_not_called()
+
+    def test_unset(self):
+        cmd = workflows.UnsetWorkflow(self.app, None)
+        cmd.take_action(self.check_parser(
+            cmd, ['deploy', '--description', '--stages'],
+            [('description', True), ('stages', True)]))
+        self.client.workflow_update.assert_called_once_with('deploy', [
+            {'op': 'remove', 'path': '/description'},
+            {'op': 'remove', 'path': '/stages'}])
+
+    def test_unset_nothing(self):
+        cmd = workflows.UnsetWorkflow(self.app, None)
         cmd.take_action(self.check_parser(cmd, ['deploy'], []))
         self.client.workflow_update.assert_not_called()
 

@@ -40,8 +40,8 @@ class AllocationWorkerTestCase(base.TestCase):
         outcome, alloc = self.allocate()
         self.assertEqual(allocations.FAILED, outcome)
         self.assertEqual('error', alloc.state)
-        self.assertIn('No available nodes found with resource class '
-                      'baremetal', alloc.last_error)
+        self.assertEqual('No available nodes found in pool default with '
+                         'resource class baremetal', alloc.last_error)
         self.assertIsNone(alloc.node_uuid)
 
     def test_filters(self):
