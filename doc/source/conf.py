@@ -1,4 +1,5 @@
 """Sphinx configuration of pool's documentation."""
+import pathlib
 import re
 
 project = 'pool'
@@ -23,10 +24,11 @@ autoprogram_cliff_application = 'openstack'
 _README_LINK = re.compile(r'`([^`<]+?)\s*<doc/source/([\w-]+)\.rst>`_')
 
 
-def _readme_links(app, relative_path, parent_docname, content):
+def _readme_links(app, relative_path: pathlib.Path, parent_docname: str,
+                  content: list[str]) -> None:
     if relative_path.name == 'README.rst':
         content[0] = _README_LINK.sub(r':doc:`\1 <\2>`', content[0])
 
 
-def setup(app):
+def setup(app) -> None:
     app.connect('include-read', _readme_links)

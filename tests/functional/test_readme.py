@@ -135,9 +135,8 @@ def _complete(text: str) -> bool:
         words = shlex.split(text, comments=True)
     except ValueError:  # a quotation still open
         return False
-    opened = sum(w in ('do',) for w in words)
-    closed = sum(w in ('done', 'done;') for w in words)
-    return opened == closed
+    # A loop ends at its done.
+    return words.count('do') == sum(w in ('done', 'done;') for w in words)
 
 
 def shell_commands(block: Block) -> list[Command]:
