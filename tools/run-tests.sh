@@ -7,7 +7,7 @@
 # functional tests need those, and RabbitMQ with guest/guest. With POOL_TEST_REQUIRE_DB=1 a database that cannot be reached
 # fails the tests instead of skipping them.
 #
-# Usage: tools/run-tests.sh [lint|unit|functional|faults|fuzz]...
+# Usage: tools/run-tests.sh [lint|unit|functional|faults|fuzz|docs]...
 # (default: all)
 #
 # Prints "N passed, N failed, N skipped" last; exits non-zero on any lint
@@ -130,6 +130,25 @@ fuzz() {
     fi
 }
 
+# The documentation (doc/source) with Sphinx, warnings as errors.
+docs() {
+    printf '\n==> docs\n'
+    if ! .venv/bin/python -m pip install -q -r doc/requirements.txt; then
+        echo "could not install doc/requirements.txt" >&2
+        failed=$((failed + 1))
+        status=1
+        return
+    fi
+    rm -rf doc/build/html
+    if sphinx-build -q -W -b html doc/source doc/build/html; then
+        passed=$((passed + 1))
+    else
+        echo "the documentation does not build" >&2
+        failed=$((failed + 1))
+        status=1
+    fi
+}
+
 lint() {
     printf '\n==> ruff\n'
     if ! ruff check .; then
@@ -148,13 +167,14 @@ fi
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
-    suites=(lint unit functional faults fuzz)
+    suites=(lint unit functional faults fuzz docs)
 fi
 
 for suite in "${suites[@]}"; do
     case "$suite" in
         lint) lint ;;
         fuzz) fuzz ;;
+        docs) docs ;;
         unit) run_suite unit ./tests/unit ;;
         functional)
             run_suite functional ./tests/functional \
@@ -166,8 +186,8 @@ for suite in "${suites[@]}"; do
                 '^tests\.functional\.faults\.'
             ;;
         *)
-            echo "unknown suite: $suite (lint, unit, functional, faults" \
-                "or fuzz)" >&2
+            echo "unknown suite: $suite (lint, unit, functional, faults," \
+                "fuzz or docs)" >&2
             exit 2
             ;;
     esac

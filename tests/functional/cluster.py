@@ -34,7 +34,7 @@ ADMIN_URLS = {
         'POOL_TEST_PG_URL',
         'postgresql+psycopg2://openstack_citest:openstack_citest@'
         '127.0.0.1/openstack_citest'),
-    # mysqlclient, the C driver a deployment uses (docs/deployment.rst);
+    # mysqlclient, the C driver a deployment uses (doc/source/deployment.rst);
     # the other MariaDB tests run on PyMySQL, oslo.db's default.
     'mysql': os.environ.get(
         'POOL_TEST_MYSQL_URL',
