@@ -104,11 +104,11 @@ def create_allocation():
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
     project = _restrict_owner(body)
-    if 'node' in body and not microversion.at_least(
+    if body.get('node') is not None and not microversion.at_least(
             microversion.ALLOCATION_BACKFILL):
         raise exception.Invalid('Cannot set node when creating an '
                                 'allocation in this API version.')
-    if 'owner' in body and not microversion.at_least(
+    if body.get('owner') is not None and not microversion.at_least(
             microversion.ALLOCATION_OWNER):
         raise exception.NotAcceptable('The owner field needs API version '
                                       '1.%d.' % microversion.ALLOCATION_OWNER)

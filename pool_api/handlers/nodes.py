@@ -12,6 +12,7 @@ from pool_api.schemas import nodes as schema
 from pool_api import validation
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
+from pool_conductor import deploy_checks
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
@@ -26,6 +27,8 @@ RAID_CONFIG = 12
 DRIVER_FILTER = 16
 MANAGEMENT_VERBS = 4
 DETAIL_PARAM = 43
+CONFIGDRIVE_DICT = 56
+CONFIGDRIVE_VENDOR_DATA = 59
 
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'traits', 'properties', 'extra', 'instance_info', 'driver_info',
@@ -82,6 +85,7 @@ SOFT_POWER_TARGETS = ('soft power off', 'soft rebooting')
 # Verbs a node in maintenance refuses, as Ironic's NodeInMaintenance.
 MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
 RELEASING_VERBS = ('deleted', 'undeploy')
+DEPLOYING_VERBS = ('active', 'deploy')
 DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
 # What a secret is shown as, as in Ironic.
 SECRET_MASK = '******'
@@ -426,6 +430,46 @@ def get_node_states(node_ident):
     return flask.jsonify(body)
 
 
+def validate_node(node_ident):
+    """Each driver interface's validation, as Ironic's fake-hardware
+    answers it."""
+    node = get_authorized(node_ident, 'baremetal:node:validate')
+    return flask.jsonify(deploy_checks.validate_interfaces(node))
+
+
+def _check_provision_body(verb: str, body: dict) -> None:
+    """The fields beside the target, checked as Ironic checks them.
+
+    :raises: InvalidParameterValue
+    """
+    configdrive = body.get('configdrive')
+    if configdrive:
+        if verb != 'active':
+            raise exception.InvalidParameterValue(
+                err='Adding a config drive is only supported when setting '
+                    'provision state to active')
+        if isinstance(configdrive, dict):
+            if not microversion.at_least(CONFIGDRIVE_DICT):
+                raise exception.InvalidParameterValue(
+                    err='Providing a JSON object for configdrive is only '
+                        'supported starting with API version 1.%d'
+                        % CONFIGDRIVE_DICT)
+            if ('vendor_data' in configdrive and not microversion.at_least(
+                    CONFIGDRIVE_VENDOR_DATA)):
+                raise exception.InvalidParameterValue(
+                    err='Providing vendor_data in configdrive is only '
+                        'supported starting with API version 1.%d'
+                        % CONFIGDRIVE_VENDOR_DATA)
+    if body.get('clean_steps'):
+        raise exception.InvalidParameterValue(
+            err='"clean_steps" is only valid when setting target provision '
+                'state to clean, which pool does not have.')
+    if body.get('rescue_password') is not None:
+        raise exception.InvalidParameterValue(
+            err='"rescue_password" is only valid when setting target '
+                'provision state to rescue, which pool does not have.')
+
+
 def _accepted(node):
     return '', 202, {'Location': _node_url(node, '/states')}
 
@@ -461,6 +505,7 @@ def set_provision_state(node_ident):
                 % (verb, ', '.join(states.VERBS)))
     if verb in ('manage', 'provide'):
         _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
+    _check_provision_body(verb, body)
     context = flask.g.context
     if node.maintenance and verb in MAINTENANCE_REFUSED:
         raise exception.InvalidState(
@@ -479,6 +524,15 @@ def set_provision_state(node_ident):
                 % (verb, node.uuid, node.provision_state))
     values = {'provision_state': result, 'target_provision_state': None,
               'provision_updated_at': db_api.utcnow(), 'last_error': None}
+    if verb in DEPLOYING_VERBS:
+        deploy_checks.check_instance_traits(node)
+        # Ironic keeps the config drive of a deployment in instance_info,
+        # where responses mask it.
+        info = dict(node.instance_info or {})
+        info.pop('configdrive', None)
+        if body.get('configdrive'):
+            info['configdrive'] = body['configdrive']
+        values['instance_info'] = info
     if verb == 'manage' and node.power_state is None:
         # Ironic reads the power state while verifying a node it manages;
         # with no hardware behind the node it is recorded as off.

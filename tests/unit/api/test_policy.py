@@ -75,6 +75,7 @@ CASES = [
      _row(OK, 403, 403, 403, 403, 404, 404, 404)),
     ('DELETE', '/v1/nodes/{node}', None, SYSTEM_ADMIN_NODE),
     ('GET', '/v1/nodes/{node}/states', None, READ_NODE),
+    ('GET', '/v1/nodes/{node}/validate', None, WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/states/power', {'target': 'power on'},
      WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/states/provision', {'target': 'manage'},
