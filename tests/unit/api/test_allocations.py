@@ -150,6 +150,35 @@ class AllocationAPITestCase(base.APITestCase):
     def test_resource_class_is_mandatory(self):
         self.assertError(400, self.post('/v1/allocations', {}),
                          'resource_class')
+        self.assertError(400, self.post('/v1/allocations',
+                                        {'resource_class': None}),
+                         'resource_class')
+
+    def test_null_fields_mean_absent(self):
+        # openstacksdk sends null for every attribute left unset.
+        node = self.create_node(name='node-1')
+        nulls = {'uuid': None, 'name': None, 'traits': None,
+                 'candidate_nodes': None, 'extra': None, 'node': None,
+                 'owner': None, 'pool': None}
+        alloc = self.allocate_and_run({'resource_class': 'baremetal',
+                                       **nulls})
+        self.assertEqual('active', alloc['state'])
+        self.assertEqual(node.uuid, alloc['node_uuid'])
+        self.assertIsNone(alloc['name'])
+        self.assertEqual([], alloc['traits'])
+        self.assertEqual([], alloc['candidate_nodes'])
+        self.assertEqual({}, alloc['extra'])
+        # Null node and owner are not refused by versions without them.
+        resp = self.post('/v1/allocations', {'resource_class': 'baremetal',
+                                             **nulls}, version='1.52')
+        self.assertEqual(201, resp.status_code, resp.get_data())
+
+    def test_backfill_with_null_resource_class(self):
+        node = self.create_node(name='deployed', provision_state='active')
+        alloc = self.allocate({'node': 'deployed', 'resource_class': None,
+                               'traits': None})
+        self.assertEqual(node.uuid, alloc['node_uuid'])
+        self.assertEqual('baremetal', alloc['resource_class'])
 
     def test_unknown_candidate_is_400(self):
         self.create_node(name='known')
