@@ -148,8 +148,9 @@ def to_dict(node, fields=None) -> dict:
 def hide_secrets(node, body: dict) -> dict:
     """Mask the secrets of a node's representation as Ironic does: keys
     of driver_info and instance_info that look like passwords (oslo's
-    mask_dict_password), and instance_info's image_url, unless the
-    caller passes show_password or show_instance_secrets."""
+    mask_dict_password), and instance_info's image_url and configdrive
+    (a string or a dict), unless the caller passes show_password or
+    show_instance_secrets."""
     target = {'node.owner': node.owner or '',
               'node.lessee': node.lessee or ''}
     if body.get('driver_info') and not policy.allowed('show_password',
@@ -163,6 +164,10 @@ def hide_secrets(node, body: dict) -> dict:
         if info.get('image_url'):
             # It may be a temporary URL that grants access to the image.
             info['image_url'] = SECRET_MASK
+        if info.get('configdrive'):
+            # A config drive given as a dict (version 1.56) is masked
+            # whole: its user_data may hold secrets under any key.
+            info['configdrive'] = SECRET_MASK
         body['instance_info'] = info
     return body
 

@@ -547,6 +547,15 @@ class TestSecrets(PolicyTestCase):
             for answer in self.shown(persona):
                 self.assertEqual(masked, answer, persona)
 
+    def test_configdrive_given_as_dict_is_masked_whole(self):
+        nodes_db.update_node(self.context, self.node, {'instance_info': {
+            'configdrive': {'user_data': '#cloud-config\npassword: x',
+                            'meta_data': {'hostname': 'h'}}}})
+        for persona in ('project_member', 'system_admin'):
+            for answer in self.shown(persona):
+                self.assertEqual({'configdrive': '******'},
+                                 answer['instance_info'], persona)
+
     def test_shown_to_whom_the_rules_allow(self):
         self.use_policy({'show_password': 'role:admin and system_scope:all',
                          'show_instance_secrets':
