@@ -189,6 +189,9 @@ def update_allocation(allocation_ident):
     before = to_dict(alloc)
     after = validation.apply_patch(before, patch, PATCHABLE,
                                    {'name': None, 'extra': {}})
+    if after['extra'] is None:
+        # As in Ironic: a null extra is an empty one.
+        after['extra'] = {}
     validation.validate(schema.UPDATE, after)
     common.check_name(after['name'], 'allocation')
     changed = validation.changes(before, after, PATCHABLE)

@@ -61,6 +61,8 @@ PATCHABLE = ('name', 'description', 'driver', 'resource_class',
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
                   'runnable': True}
+# Maps that a patch setting them to null empties, as in Ironic.
+NULL_AS_EMPTY = ('properties', 'extra', 'instance_info', 'driver_info')
 # Read-only fields that have their own API.
 _READ_ONLY_HINTS = {
     'traits': 'Cannot update node traits via node patch. Node traits '
@@ -80,8 +82,11 @@ _READ_ONLY_HINTS = {
 }
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
                  states.POWER_OFF: states.POWER_OFF,
-                 states.REBOOT: states.POWER_ON}
-SOFT_POWER_TARGETS = ('soft power off', 'soft rebooting')
+                 states.REBOOT: states.POWER_ON,
+                 states.SOFT_POWER_OFF: states.POWER_OFF,
+                 states.SOFT_REBOOT: states.POWER_ON}
+# Soft power targets and the timeout came with version 1.27.
+SOFT_POWER = 27
 # Verbs a node in maintenance refuses, as Ironic's NodeInMaintenance.
 MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
 RELEASING_VERBS = ('deleted', 'undeploy')
@@ -364,6 +369,9 @@ def update_node(node_ident):
     before = to_dict(node)
     patchable = [f for f in PATCHABLE if _visible(f)]
     after = validation.apply_patch(before, patch, patchable, PATCH_DEFAULTS)
+    for field in NULL_AS_EMPTY:
+        if after.get(field, {}) is None:
+            after[field] = {}
     validation.validate(schema.UPDATE, {f: after[f] for f in patchable})
     common.check_name(after['name'], 'node')
     common.check_uuid(after['instance_uuid'], 'instance_uuid')
@@ -485,9 +493,10 @@ def set_power_state(node_ident):
     body = validation.json_body()
     validation.validate(schema.POWER, body)
     target = body['target']
-    if target in SOFT_POWER_TARGETS:
-        raise exception.InvalidParameterValue(
-            err='The power state "%s" is not supported by pool.' % target)
+    if target in (states.SOFT_POWER_OFF, states.SOFT_REBOOT):
+        _require_version(SOFT_POWER, 'The power state "%s"' % target)
+    if body.get('timeout') is not None:
+        _require_version(SOFT_POWER, 'A power state timeout')
     if target not in POWER_TARGETS:
         raise exception.InvalidParameterValue(
             err='Invalid power state "%s"; expected one of: %s.'

@@ -377,6 +377,16 @@ class AllocationAPITestCase(base.APITestCase):
         self.assertIsNone(resp.get_json()['name'])
         self.assertEqual({}, resp.get_json()['extra'])
 
+    def test_patch_null_extra_empties_it(self):
+        alloc = self.allocate({'resource_class': 'baremetal',
+                               'extra': {'k': 'v'}})
+        resp = self.patch_json('/v1/allocations/%s' % alloc['uuid'], [
+            {'op': 'replace', 'path': '/extra', 'value': None}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({}, resp.get_json()['extra'])
+        self.assertEqual({}, self.get('/v1/allocations/%s' % alloc['uuid'])
+                         .get_json()['extra'])
+
     def test_patch_errors(self):
         alloc = self.allocate({'resource_class': 'baremetal'})
         path = '/v1/allocations/%s' % alloc['uuid']

@@ -410,6 +410,19 @@ class TestPatch(NodeAPITestCase):
         self.assertEqual(200, resp.status_code, resp.get_data())
         return resp.get_json()
 
+    def test_null_maps_become_empty(self):
+        self.patch_ok([{'op': 'add', 'path': '/instance_info',
+                        'value': {'image_source': 'x'}}])
+        body = self.patch_ok([
+            {'op': 'replace', 'path': '/%s' % field, 'value': None}
+            for field in ('properties', 'extra', 'instance_info',
+                          'driver_info')])
+        for field in ('properties', 'extra', 'instance_info', 'driver_info'):
+            self.assertEqual({}, body[field], field)
+        self.assertEqual({}, self.node_db('node-1').properties)
+        self.assertError(400, self.patch_json(self.url, [
+            {'op': 'replace', 'path': '/params', 'value': None}]))
+
     def test_replace_add_and_remove(self):
         body = self.patch_ok([
             {'op': 'replace', 'path': '/name', 'value': 'node-2'},
@@ -481,7 +494,6 @@ class TestPatch(NodeAPITestCase):
                    {'op': 'replace', 'path': '/name',
                     'value': str(uuid.uuid4())},
                    {'op': 'replace', 'path': '/properties', 'value': []},
-                   {'op': 'replace', 'path': '/extra', 'value': None},
                    {'op': 'remove', 'path': '/driver'},
                    {'op': 'replace', 'path': '/driver', 'value': 5},
                    {'op': 'add', 'path': '/resource_class',
@@ -671,7 +683,9 @@ class TestStates(NodeAPITestCase):
     def test_power(self):
         for target, expected in (('power on', 'power on'),
                                  ('power off', 'power off'),
-                                 ('rebooting', 'power on')):
+                                 ('rebooting', 'power on'),
+                                 ('soft power off', 'power off'),
+                                 ('soft rebooting', 'power on')):
             resp = self.put(self.url + '/power', {'target': target})
             self.assertEqual(202, resp.status_code, resp.get_data())
             self.assertTrue(resp.headers['Location'].endswith(
@@ -681,12 +695,23 @@ class TestStates(NodeAPITestCase):
             self.assertIsNone(body['target_power_state'])
 
     def test_invalid_power_target_is_400(self):
-        for body in ({'target': 'sideways'}, {'target': 'soft power off'},
-                     {'target': 'soft rebooting'}, {}, {'target': 1},
+        for body in ({'target': 'sideways'}, {}, {'target': 1},
                      {'target': 'power on', 'color': 'red'}):
             self.assertError(400, self.put(self.url + '/power', body))
         self.assertError(400, self.request('PUT', self.url + '/power',
                                            raw='x'))
+
+    def test_soft_power_and_timeout_need_1_27(self):
+        for body in ({'target': 'soft power off'},
+                     {'target': 'soft rebooting'},
+                     {'target': 'power off', 'timeout': 10}):
+            self.assertError(406, self.put(self.url + '/power', body,
+                                           version='1.26'), '1.27')
+        self.assertIsNone(self.get(self.url).get_json()['power_state'])
+        resp = self.put(self.url + '/power', {'target': 'power off',
+                                              'timeout': 10},
+                        version='1.27')
+        self.assertEqual(202, resp.status_code, resp.get_data())
 
     def test_power_unknown_node_is_404(self):
         self.assertError(404, self.put('/v1/nodes/missing/states/power',
