@@ -8,7 +8,7 @@ pool-api and pool-conductor on PostgreSQL.
 import os
 
 import fixtures
-from metalsmith import _provisioner
+import metalsmith
 from metalsmith import sources
 import openstack
 from openstack import config as os_config
@@ -33,7 +33,7 @@ class MetalsmithMixin:
             load_yaml_config=False, load_envvars=False).get_one(
             auth_type='none', region_name='',
             baremetal_endpoint_override=self.url)
-        self.provisioner = _provisioner.Provisioner(cloud_region=region)
+        self.provisioner = metalsmith.Provisioner(cloud_region=region)
         self.addCleanup(self.provisioner.connection.close)
         self.baremetal = openstack.connect(
             auth_type='none', region_name='',
