@@ -28,8 +28,9 @@ def check_instance_traits(node) -> None:
     missing = sorted(set(wanted) - {t.trait for t in node.traits})
     if missing:
         raise exception.InvalidParameterValue(
-            err='Cannot specify instance traits that are not also node '
-                'traits. Missing traits: %s' % ', '.join(missing))
+            err='Cannot specify instance traits that are not also set on '
+                'the node. Node %s is missing traits %s'
+                % (node.uuid, ', '.join(missing)))
 
 
 def validate_interfaces(node) -> dict:

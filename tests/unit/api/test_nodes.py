@@ -806,7 +806,7 @@ class TestStates(NodeAPITestCase):
         self.put('/v1/nodes/node-2/traits', {'traits': ['CUSTOM_GPU']})
         url = '/v1/nodes/node-2/states/provision'
         for traits, error in ((['CUSTOM_GPU', 'CUSTOM_SSD'],
-                               'Missing traits: CUSTOM_SSD'),
+                               'is missing traits CUSTOM_SSD'),
                               ('CUSTOM_GPU', 'A list of strings')):
             self.patch_json('/v1/nodes/node-2', [{
                 'op': 'add', 'path': '/instance_info/traits',
@@ -820,7 +820,8 @@ class TestStates(NodeAPITestCase):
                          .status_code)
 
     def test_validate_as_fake_hardware(self):
-        self.enroll(name='node-2', instance_info={'image_source': 'x'})
+        uuid = self.enroll(name='node-2',
+                           instance_info={'image_source': 'x'})['uuid']
         resp = self.get('/v1/nodes/node-2/validate')
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertEqual(
@@ -835,8 +836,9 @@ class TestStates(NodeAPITestCase):
         body = self.get('/v1/nodes/node-2/validate').get_json()
         self.assertEqual({'result': False,
                           'reason': 'Cannot specify instance traits that '
-                                    'are not also node traits. Missing '
-                                    'traits: CUSTOM_GPU'}, body['deploy'])
+                                    'are not also set on the node. Node %s '
+                                    'is missing traits CUSTOM_GPU' % uuid},
+                         body['deploy'])
         self.assertEqual({'result': True}, body['power'])
         self.assertError(404, self.get('/v1/nodes/missing/validate'))
 
