@@ -170,8 +170,9 @@ def hide_secrets(node, body: dict) -> dict:
             # It may be a temporary URL that grants access to the image.
             info['image_url'] = SECRET_MASK
         if info.get('configdrive'):
-            # A config drive given as a dict (version 1.56) is masked
-            # whole: its user_data may hold secrets under any key.
+            # Ironic builds an image from a config drive given as a dict
+            # (version 1.56) and stores that string, which is masked; pool
+            # stores the dict, masked whole to show the same.
             info['configdrive'] = SECRET_MASK
         body['instance_info'] = info
     return body
@@ -540,8 +541,8 @@ def set_provision_state(node_ident):
               'provision_updated_at': db_api.utcnow(), 'last_error': None}
     if verb in DEPLOYING_VERBS:
         deploy_checks.check_instance_traits(node)
-        # Ironic keeps the config drive of a deployment in instance_info,
-        # where responses mask it.
+        # Ironic keeps the config drive of a deployment in instance_info
+        # (an image it builds from a dict), where responses mask it.
         info = dict(node.instance_info or {})
         info.pop('configdrive', None)
         if body.get('configdrive'):
