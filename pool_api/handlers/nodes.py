@@ -474,14 +474,15 @@ def _check_provision_body(verb: str, body: dict) -> None:
                     err='Providing vendor_data in configdrive is only '
                         'supported starting with API version 1.%d'
                         % CONFIGDRIVE_VENDOR_DATA)
+    # Ironic's messages: pool has neither the clean nor the rescue verb.
     if body.get('clean_steps'):
         raise exception.InvalidParameterValue(
             err='"clean_steps" is only valid when setting target provision '
-                'state to clean, which pool does not have.')
+                'state to clean')
     if body.get('rescue_password') is not None:
         raise exception.InvalidParameterValue(
             err='"rescue_password" is only valid when setting target '
-                'provision state to rescue, which pool does not have.')
+                'provision state to rescue')
 
 
 def _accepted(node):
@@ -520,7 +521,6 @@ def set_provision_state(node_ident):
                 % (verb, ', '.join(states.VERBS)))
     if verb in ('manage', 'provide'):
         _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
-    _check_provision_body(verb, body)
     context = flask.g.context
     if node.maintenance and verb in MAINTENANCE_REFUSED:
         raise exception.InvalidState(
@@ -537,6 +537,8 @@ def set_provision_state(node_ident):
             err='The requested action "%s" can not be performed on node '
                 '"%s" while it is in state "%s".'
                 % (verb, node.uuid, node.provision_state))
+    # After the state check, as in Ironic.
+    _check_provision_body(verb, body)
     values = {'provision_state': result, 'target_provision_state': None,
               'provision_updated_at': db_api.utcnow(), 'last_error': None}
     if verb in DEPLOYING_VERBS:
