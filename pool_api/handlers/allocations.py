@@ -108,7 +108,8 @@ def create_allocation():
             microversion.ALLOCATION_BACKFILL):
         raise exception.Invalid('Cannot set node when creating an '
                                 'allocation in this API version.')
-    if body.get('owner') is not None and not microversion.at_least(
+    # As in Ironic, even a null owner needs the version of the field.
+    if 'owner' in body and not microversion.at_least(
             microversion.ALLOCATION_OWNER):
         raise exception.NotAcceptable('The owner field needs API version '
                                       '1.%d.' % microversion.ALLOCATION_OWNER)

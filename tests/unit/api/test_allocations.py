@@ -168,10 +168,15 @@ class AllocationAPITestCase(base.APITestCase):
         self.assertEqual([], alloc['traits'])
         self.assertEqual([], alloc['candidate_nodes'])
         self.assertEqual({}, alloc['extra'])
-        # Null node and owner are not refused by versions without them.
+        # A null node is not refused by versions without backfill; owner,
+        # even null, needs 1.60, as in Ironic.
+        del nulls['owner']
         resp = self.post('/v1/allocations', {'resource_class': 'baremetal',
                                              **nulls}, version='1.52')
         self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertError(406, self.post(
+            '/v1/allocations', {'resource_class': 'baremetal',
+                                'owner': None}, version='1.59'))
 
     def test_backfill_with_null_resource_class(self):
         node = self.create_node(name='deployed', provision_state='active')
