@@ -312,7 +312,9 @@ def create_node():
                                 'creation. Traits must be set via the node '
                                 'traits API.')
     validation.validate(schema.CREATE, body)
-    _reject_newer_fields(body, 'The field')
+    # As in Ironic, a null field is no field, in any version.
+    _reject_newer_fields([k for k, v in body.items() if v is not None],
+                         'The field')
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_name(body.get('name'), 'node')
     check_pool_references(body)

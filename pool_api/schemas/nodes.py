@@ -25,6 +25,17 @@ _FIELDS = {
     'workflow': pools.NULLABLE_NAME,
 }
 
+# Fields of Ironic's node creation that pool's nodes do not have (no
+# hardware, chassis or console; instance_uuid and maintenance have their
+# own writers): accepted as null, which Ironic takes as absent.
+IRONIC_ONLY_FIELDS = (
+    'automated_clean', 'bios_interface', 'boot_interface', 'chassis_uuid',
+    'conductor_group', 'console_enabled', 'console_interface',
+    'deploy_interface', 'inspect_interface', 'instance_uuid', 'maintenance',
+    'management_interface', 'network_data', 'network_interface',
+    'power_interface', 'raid_interface', 'rescue_interface', 'retired',
+    'retired_reason', 'storage_interface', 'vendor_interface')
+
 # On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
     'type': 'object',
@@ -32,7 +43,9 @@ CREATE = {
                    **{name: common.nullable(_FIELDS[name])
                       for name in ('properties', 'extra', 'instance_info',
                                    'driver_info', 'params', 'profiles')},
-                   'uuid': common.nullable(common.UUID)},
+                   'uuid': common.nullable(common.UUID),
+                   **{name: {'type': 'null'}
+                      for name in IRONIC_ONLY_FIELDS}},
     'required': ['driver'],
     'additionalProperties': False,
 }

@@ -98,6 +98,23 @@ class TestCreate(NodeAPITestCase):
         self.assertEqual(36, len(node['uuid']))
         self.assertError(400, self.post('/v1/nodes', {'driver': None}))
 
+    def test_null_ironic_only_and_newer_fields_are_absent(self):
+        node = self.create({'chassis_uuid': None, 'instance_uuid': None,
+                            'maintenance': None, 'boot_interface': None,
+                            'retired': None, 'conductor_group': None,
+                            'description': None, 'lessee': None},
+                           version='1.50')
+        self.assertIsNone(node['instance_uuid'])
+        self.assertFalse(node['maintenance'])
+        self.assertNotIn('chassis_uuid', node)
+        for body in ({'chassis_uuid': 'x'}, {'maintenance': True},
+                     {'instance_uuid': str(uuid.uuid4())}):
+            self.assertError(400, self.post('/v1/nodes', {
+                'driver': 'fake-hardware', **body}))
+        self.assertError(406, self.post('/v1/nodes', {
+            'driver': 'fake-hardware', 'description': 'd'},
+            version='1.50'))
+
     def test_driver_is_required(self):
         self.assertError(400, self.post('/v1/nodes', {'name': 'x'}),
                          'driver')
