@@ -1,9 +1,10 @@
-"""What a node's validation and deployment check, as Ironic's fake-hardware.
+"""What validating and deploying a node check, as Ironic's fake-hardware.
 
 Pool's nodes have no hardware behind them: every driver interface is the
 fake one of Ironic's fake-hardware type, whose own validation accepts any
-node. What remains are the checks Ironic's conductor makes for every
-driver before a deployment: the instance traits and the config drive.
+node. What remains is the check Ironic's conductor makes for every driver
+when it validates the deploy interface and before a deployment: the
+instance traits.
 """
 from pool_conductor import exception
 

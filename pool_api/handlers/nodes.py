@@ -12,10 +12,10 @@ from pool_api.schemas import nodes as schema
 from pool_api import validation
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
-from pool_conductor import deploy_checks
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor import deploy_checks
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import retry
@@ -460,7 +460,7 @@ def _check_provision_body(verb: str, body: dict) -> None:
     """
     configdrive = body.get('configdrive')
     if configdrive:
-        if verb != 'active':
+        if verb not in DEPLOYING_VERBS:
             raise exception.InvalidParameterValue(
                 err='Adding a config drive is only supported when setting '
                     'provision state to active')

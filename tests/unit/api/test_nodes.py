@@ -776,7 +776,7 @@ class TestStates(NodeAPITestCase):
                          .status_code)
         self.assertEqual({}, self.node_db('node-2').instance_info)
         drive = {'meta_data': {'hostname': 'h'}, 'user_data': '#!/bin/sh'}
-        resp = self.put(url, {'target': 'active', 'configdrive': drive})
+        resp = self.put(url, {'target': 'deploy', 'configdrive': drive})
         self.assertEqual(202, resp.status_code, resp.get_data())
         self.assertEqual(drive,
                          self.node_db('node-2').instance_info['configdrive'])
