@@ -8,6 +8,8 @@ ACTIVE = 'active'
 POWER_ON = 'power on'
 POWER_OFF = 'power off'
 REBOOT = 'rebooting'
+SOFT_POWER_OFF = 'soft power off'
+SOFT_REBOOT = 'soft rebooting'
 
 # Provision verbs of PUT /v1/nodes/<id>/states/provision:
 # verb -> (states it is allowed from, resulting state).

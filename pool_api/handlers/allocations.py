@@ -105,10 +105,11 @@ def create_allocation():
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
     project = _restrict_owner(body)
-    if 'node' in body and not microversion.at_least(
+    if body.get('node') is not None and not microversion.at_least(
             microversion.ALLOCATION_BACKFILL):
         raise exception.Invalid('Cannot set node when creating an '
                                 'allocation in this API version.')
+    # As in Ironic, even a null owner needs the version of the field.
     if 'owner' in body and not microversion.at_least(
             microversion.ALLOCATION_OWNER):
         raise exception.NotAcceptable('The owner field needs API version '
@@ -192,8 +193,15 @@ def update_allocation(allocation_ident):
     context = flask.g.context
     before = to_dict(alloc)
     after = validation.apply_patch(before, patch, PATCHABLE,
+<<<<<<< HEAD
                                    {'name': None, 'extra': {},
                                     'lifespan_end': None})
+=======
+                                   {'name': None, 'extra': {}})
+    if after['extra'] is None:
+        # As in Ironic: a null extra is an empty one.
+        after['extra'] = {}
+>>>>>>> wt-17a
     validation.validate(schema.UPDATE, after)
     common.check_name(after['name'], 'allocation')
     changed = validation.changes(before, after, PATCHABLE)

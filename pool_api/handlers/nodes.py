@@ -15,6 +15,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor import deploy_checks
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import retry
@@ -26,6 +27,8 @@ RAID_CONFIG = 12
 DRIVER_FILTER = 16
 MANAGEMENT_VERBS = 4
 DETAIL_PARAM = 43
+CONFIGDRIVE_DICT = 56
+CONFIGDRIVE_VENDOR_DATA = 59
 
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'traits', 'properties', 'extra', 'instance_info', 'driver_info',
@@ -58,6 +61,8 @@ PATCHABLE = ('name', 'description', 'driver', 'resource_class',
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
                   'runnable': True}
+# Maps that a patch setting them to null empties, as in Ironic.
+NULL_AS_EMPTY = ('properties', 'extra', 'instance_info', 'driver_info')
 # Read-only fields that have their own API.
 _READ_ONLY_HINTS = {
     'traits': 'Cannot update node traits via node patch. Node traits '
@@ -77,11 +82,15 @@ _READ_ONLY_HINTS = {
 }
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
                  states.POWER_OFF: states.POWER_OFF,
-                 states.REBOOT: states.POWER_ON}
-SOFT_POWER_TARGETS = ('soft power off', 'soft rebooting')
+                 states.REBOOT: states.POWER_ON,
+                 states.SOFT_POWER_OFF: states.POWER_OFF,
+                 states.SOFT_REBOOT: states.POWER_ON}
+# Soft power targets and the timeout came with version 1.27.
+SOFT_POWER = 27
 # Verbs a node in maintenance refuses, as Ironic's NodeInMaintenance.
 MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
 RELEASING_VERBS = ('deleted', 'undeploy')
+DEPLOYING_VERBS = ('active', 'deploy')
 DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
 # What a secret is shown as, as in Ironic.
 SECRET_MASK = '******'
@@ -144,8 +153,9 @@ def to_dict(node, fields=None) -> dict:
 def hide_secrets(node, body: dict) -> dict:
     """Mask the secrets of a node's representation as Ironic does: keys
     of driver_info and instance_info that look like passwords (oslo's
-    mask_dict_password), and instance_info's image_url, unless the
-    caller passes show_password or show_instance_secrets."""
+    mask_dict_password), and instance_info's image_url and configdrive
+    (a string or a dict), unless the caller passes show_password or
+    show_instance_secrets."""
     target = {'node.owner': node.owner or '',
               'node.lessee': node.lessee or ''}
     if body.get('driver_info') and not policy.allowed('show_password',
@@ -159,6 +169,11 @@ def hide_secrets(node, body: dict) -> dict:
         if info.get('image_url'):
             # It may be a temporary URL that grants access to the image.
             info['image_url'] = SECRET_MASK
+        if info.get('configdrive'):
+            # Ironic builds an image from a config drive given as a dict
+            # (version 1.56) and stores that string, which is masked; pool
+            # stores the dict, masked whole to show the same.
+            info['configdrive'] = SECRET_MASK
         body['instance_info'] = info
     return body
 
@@ -297,7 +312,9 @@ def create_node():
                                 'creation. Traits must be set via the node '
                                 'traits API.')
     validation.validate(schema.CREATE, body)
-    _reject_newer_fields(body, 'The field')
+    # As in Ironic, a null field is no field, in any version.
+    _reject_newer_fields([k for k, v in body.items() if v is not None],
+                         'The field')
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_name(body.get('name'), 'node')
     check_pool_references(body)
@@ -355,6 +372,9 @@ def update_node(node_ident):
     before = to_dict(node)
     patchable = [f for f in PATCHABLE if _visible(f)]
     after = validation.apply_patch(before, patch, patchable, PATCH_DEFAULTS)
+    for field in NULL_AS_EMPTY:
+        if after.get(field, {}) is None:
+            after[field] = {}
     validation.validate(schema.UPDATE, {f: after[f] for f in patchable})
     common.check_name(after['name'], 'node')
     common.check_uuid(after['instance_uuid'], 'instance_uuid')
@@ -426,6 +446,47 @@ def get_node_states(node_ident):
     return flask.jsonify(body)
 
 
+def validate_node(node_ident):
+    """Each driver interface's validation, as Ironic's fake-hardware
+    answers it."""
+    node = get_authorized(node_ident, 'baremetal:node:validate')
+    return flask.jsonify(deploy_checks.validate_interfaces(node))
+
+
+def _check_provision_body(verb: str, body: dict) -> None:
+    """The fields beside the target, checked as Ironic checks them.
+
+    :raises: InvalidParameterValue
+    """
+    configdrive = body.get('configdrive')
+    if configdrive:
+        if verb not in DEPLOYING_VERBS:
+            raise exception.InvalidParameterValue(
+                err='Adding a config drive is only supported when setting '
+                    'provision state to active')
+        if isinstance(configdrive, dict):
+            if not microversion.at_least(CONFIGDRIVE_DICT):
+                raise exception.InvalidParameterValue(
+                    err='Providing a JSON object for configdrive is only '
+                        'supported starting with API version 1.%d'
+                        % CONFIGDRIVE_DICT)
+            if ('vendor_data' in configdrive and not microversion.at_least(
+                    CONFIGDRIVE_VENDOR_DATA)):
+                raise exception.InvalidParameterValue(
+                    err='Providing vendor_data in configdrive is only '
+                        'supported starting with API version 1.%d'
+                        % CONFIGDRIVE_VENDOR_DATA)
+    # Ironic's messages: pool has neither the clean nor the rescue verb.
+    if body.get('clean_steps'):
+        raise exception.InvalidParameterValue(
+            err='"clean_steps" is only valid when setting target provision '
+                'state to clean')
+    if body.get('rescue_password') is not None:
+        raise exception.InvalidParameterValue(
+            err='"rescue_password" is only valid when setting target '
+                'provision state to rescue')
+
+
 def _accepted(node):
     return '', 202, {'Location': _node_url(node, '/states')}
 
@@ -436,9 +497,10 @@ def set_power_state(node_ident):
     body = validation.json_body()
     validation.validate(schema.POWER, body)
     target = body['target']
-    if target in SOFT_POWER_TARGETS:
-        raise exception.InvalidParameterValue(
-            err='The power state "%s" is not supported by pool.' % target)
+    if target in (states.SOFT_POWER_OFF, states.SOFT_REBOOT):
+        _require_version(SOFT_POWER, 'The power state "%s"' % target)
+    if body.get('timeout') is not None:
+        _require_version(SOFT_POWER, 'A power state timeout')
     if target not in POWER_TARGETS:
         raise exception.InvalidParameterValue(
             err='Invalid power state "%s"; expected one of: %s.'
@@ -477,8 +539,19 @@ def set_provision_state(node_ident):
             err='The requested action "%s" can not be performed on node '
                 '"%s" while it is in state "%s".'
                 % (verb, node.uuid, node.provision_state))
+    # After the state check, as in Ironic.
+    _check_provision_body(verb, body)
     values = {'provision_state': result, 'target_provision_state': None,
               'provision_updated_at': db_api.utcnow(), 'last_error': None}
+    if verb in DEPLOYING_VERBS:
+        deploy_checks.check_instance_traits(node)
+        # Ironic keeps the config drive of a deployment in instance_info
+        # (an image it builds from a dict), where responses mask it.
+        info = dict(node.instance_info or {})
+        info.pop('configdrive', None)
+        if body.get('configdrive'):
+            info['configdrive'] = body['configdrive']
+        values['instance_info'] = info
     if verb == 'manage' and node.power_state is None:
         # Ironic reads the power state while verifying a node it manages;
         # with no hardware behind the node it is recorded as off.

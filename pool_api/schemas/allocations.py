@@ -3,22 +3,28 @@ from pool_api.schemas import common
 from pool_api.schemas import pools
 from pool_conductor import states
 
+# As in Ironic, every field may be null, which means the same as leaving
+# it out: openstacksdk sends null for each attribute a caller leaves unset.
 CREATE = {
     'type': 'object',
     'properties': {
-        'uuid': common.UUID,
+        'uuid': common.nullable(common.UUID),
         'name': common.NAME,
-        'resource_class': common.RESOURCE_CLASS,
-        'traits': common.TRAITS,
-        'candidate_nodes': {'type': 'array', 'maxItems': 1000,
+        'resource_class': common.nullable(common.RESOURCE_CLASS),
+        'traits': common.nullable(common.TRAITS),
+        'candidate_nodes': {'type': ['array', 'null'], 'maxItems': 1000,
                             'items': common.IDENT},
-        'extra': common.EXTRA,
-        'node': common.IDENT,
+        'extra': common.nullable(common.EXTRA),
+        'node': common.nullable(common.IDENT),
         'owner': common.PROJECT,
         # Take a Free node of this pool, with its allocate actions.
+<<<<<<< HEAD
         'pool': pools.NAME,
         # When the allocation ends by itself, within its pool's lifespan.
         'lifespan_end': pools.TIMESTAMP,
+=======
+        'pool': pools.NULLABLE_NAME,
+>>>>>>> wt-17a
     },
     'additionalProperties': False,
 }

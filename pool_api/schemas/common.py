@@ -24,6 +24,13 @@ MAP = {'type': 'object', 'maxProperties': MAX_MAP_KEYS,
 EXTRA = MAP
 
 
+def nullable(schema: dict) -> dict:
+    """schema, also accepting null."""
+    types = schema['type'] if isinstance(schema['type'], list) else [
+        schema['type']]
+    return {**schema, 'type': [*types, 'null']}
+
+
 def check_name(name: str | None, what: str) -> None:
     """:raises: Invalid for a name that is a UUID (it could not be told
     apart from the resource's UUID)"""

@@ -25,9 +25,27 @@ _FIELDS = {
     'workflow': pools.NULLABLE_NAME,
 }
 
+# Fields of Ironic's node creation that pool's nodes do not have (no
+# hardware, chassis or console; instance_uuid and maintenance have their
+# own writers): accepted as null, which Ironic takes as absent.
+IRONIC_ONLY_FIELDS = (
+    'automated_clean', 'bios_interface', 'boot_interface', 'chassis_uuid',
+    'conductor_group', 'console_enabled', 'console_interface',
+    'deploy_interface', 'inspect_interface', 'instance_uuid', 'maintenance',
+    'management_interface', 'network_data', 'network_interface',
+    'power_interface', 'raid_interface', 'rescue_interface', 'retired',
+    'retired_reason', 'storage_interface', 'vendor_interface')
+
+# On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
     'type': 'object',
-    'properties': {'uuid': common.UUID, **_FIELDS},
+    'properties': {**_FIELDS,
+                   **{name: common.nullable(_FIELDS[name])
+                      for name in ('properties', 'extra', 'instance_info',
+                                   'driver_info', 'params', 'profiles')},
+                   'uuid': common.nullable(common.UUID),
+                   **{name: {'type': 'null'}
+                      for name in IRONIC_ONLY_FIELDS}},
     'required': ['driver'],
     'additionalProperties': False,
 }
@@ -51,13 +69,31 @@ POWER = {
     'additionalProperties': False,
 }
 
+# A config drive as Ironic takes it: a string (base64 gzipped ISO or a
+# URL), or from version 1.56 the pieces Ironic builds one from.
+CONFIGDRIVE = {
+    'anyOf': [
+        {'type': 'object',
+         'properties': {
+             'meta_data': {'type': 'object'},
+             'network_data': {'type': 'object'},
+             'user_data': {'type': ['object', 'array', 'string', 'null']},
+             'vendor_data': {'type': 'object'},
+         },
+         'additionalProperties': False},
+        {'type': ['string', 'null']},
+    ],
+}
+
 PROVISION = {
     'type': 'object',
     'properties': {
         'target': {'type': 'string', 'maxLength': 255},
-        # Accepted for compatibility with deploying clients; pool records
-        # the transition only.
-        'configdrive': {'type': ['string', 'object', 'null']},
+        'configdrive': CONFIGDRIVE,
+        # Fields of Ironic's clean and rescue verbs, which pool does not
+        # have: accepted only when empty, as clients send them.
+        'clean_steps': {'type': ['array', 'null'], 'maxItems': 1000},
+        'rescue_password': {'type': ['string', 'null'], 'maxLength': 255},
     },
     'required': ['target'],
     'additionalProperties': False,

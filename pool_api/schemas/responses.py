@@ -8,6 +8,7 @@ appear.
 from pool_api.handlers import nodes as node_handlers
 from pool_api import microversion
 from pool_api.schemas import pools as pool_schemas
+from pool_conductor import deploy_checks
 from pool_conductor import states
 
 
@@ -183,6 +184,12 @@ SCHEMAS = {
                  'target_power_state', 'target_provision_state'),
         description='raid_config and target_raid_config appear from '
                     'version 1.%d on.' % node_handlers.RAID_CONFIG),
+    'NodeValidation': _object(
+        {name: _object({'result': _BOOLEAN, 'reason': STRING},
+                       required=('result',))
+         for name in deploy_checks.INTERFACES},
+        required=deploy_checks.INTERFACES,
+        description='A reason comes with a false result only.'),
     'Traits': _object({'traits': _STRINGS}, required=('traits',)),
     'Allocation': _object(
         ALLOCATION_FIELDS, required=('links',),

@@ -150,6 +150,40 @@ class AllocationAPITestCase(base.APITestCase):
     def test_resource_class_is_mandatory(self):
         self.assertError(400, self.post('/v1/allocations', {}),
                          'resource_class')
+        self.assertError(400, self.post('/v1/allocations',
+                                        {'resource_class': None}),
+                         'resource_class')
+
+    def test_null_fields_mean_absent(self):
+        # openstacksdk sends null for every attribute left unset.
+        node = self.create_node(name='node-1')
+        nulls = {'uuid': None, 'name': None, 'traits': None,
+                 'candidate_nodes': None, 'extra': None, 'node': None,
+                 'owner': None, 'pool': None}
+        alloc = self.allocate_and_run({'resource_class': 'baremetal',
+                                       **nulls})
+        self.assertEqual('active', alloc['state'])
+        self.assertEqual(node.uuid, alloc['node_uuid'])
+        self.assertIsNone(alloc['name'])
+        self.assertEqual([], alloc['traits'])
+        self.assertEqual([], alloc['candidate_nodes'])
+        self.assertEqual({}, alloc['extra'])
+        # A null node is not refused by versions without backfill; owner,
+        # even null, needs 1.60, as in Ironic.
+        del nulls['owner']
+        resp = self.post('/v1/allocations', {'resource_class': 'baremetal',
+                                             **nulls}, version='1.52')
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertError(406, self.post(
+            '/v1/allocations', {'resource_class': 'baremetal',
+                                'owner': None}, version='1.59'))
+
+    def test_backfill_with_null_resource_class(self):
+        node = self.create_node(name='deployed', provision_state='active')
+        alloc = self.allocate({'node': 'deployed', 'resource_class': None,
+                               'traits': None})
+        self.assertEqual(node.uuid, alloc['node_uuid'])
+        self.assertEqual('baremetal', alloc['resource_class'])
 
     def test_unknown_candidate_is_400(self):
         self.create_node(name='known')
@@ -383,6 +417,16 @@ class AllocationAPITestCase(base.APITestCase):
             {'op': 'remove', 'path': '/extra'}])
         self.assertIsNone(resp.get_json()['name'])
         self.assertEqual({}, resp.get_json()['extra'])
+
+    def test_patch_null_extra_empties_it(self):
+        alloc = self.allocate({'resource_class': 'baremetal',
+                               'extra': {'k': 'v'}})
+        resp = self.patch_json('/v1/allocations/%s' % alloc['uuid'], [
+            {'op': 'replace', 'path': '/extra', 'value': None}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({}, resp.get_json()['extra'])
+        self.assertEqual({}, self.get('/v1/allocations/%s' % alloc['uuid'])
+                         .get_json()['extra'])
 
     def test_patch_errors(self):
         alloc = self.allocate({'resource_class': 'baremetal'})

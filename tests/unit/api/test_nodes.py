@@ -87,6 +87,34 @@ class TestCreate(NodeAPITestCase):
         body = self.create(version='1.10')
         self.assertEqual('available', body['provision_state'])
 
+    def test_null_means_absent(self):
+        node = self.create({'uuid': None, 'properties': None, 'extra': None,
+                            'instance_info': None, 'driver_info': None,
+                            'params': None, 'profiles': None,
+                            'name': None, 'owner': None})
+        self.assertEqual({}, node['properties'])
+        self.assertEqual({}, node['instance_info'])
+        self.assertEqual([], node['profiles'])
+        self.assertEqual(36, len(node['uuid']))
+        self.assertError(400, self.post('/v1/nodes', {'driver': None}))
+
+    def test_null_ironic_only_and_newer_fields_are_absent(self):
+        node = self.create({'chassis_uuid': None, 'instance_uuid': None,
+                            'maintenance': None, 'boot_interface': None,
+                            'retired': None, 'conductor_group': None,
+                            'description': None, 'lessee': None},
+                           version='1.50')
+        self.assertIsNone(node['instance_uuid'])
+        self.assertFalse(node['maintenance'])
+        self.assertNotIn('chassis_uuid', node)
+        for body in ({'chassis_uuid': 'x'}, {'maintenance': True},
+                     {'instance_uuid': str(uuid.uuid4())}):
+            self.assertError(400, self.post('/v1/nodes', {
+                'driver': 'fake-hardware', **body}))
+        self.assertError(406, self.post('/v1/nodes', {
+            'driver': 'fake-hardware', 'description': 'd'},
+            version='1.50'))
+
     def test_driver_is_required(self):
         self.assertError(400, self.post('/v1/nodes', {'name': 'x'}),
                          'driver')
@@ -399,6 +427,19 @@ class TestPatch(NodeAPITestCase):
         self.assertEqual(200, resp.status_code, resp.get_data())
         return resp.get_json()
 
+    def test_null_maps_become_empty(self):
+        self.patch_ok([{'op': 'add', 'path': '/instance_info',
+                        'value': {'image_source': 'x'}}])
+        body = self.patch_ok([
+            {'op': 'replace', 'path': '/%s' % field, 'value': None}
+            for field in ('properties', 'extra', 'instance_info',
+                          'driver_info')])
+        for field in ('properties', 'extra', 'instance_info', 'driver_info'):
+            self.assertEqual({}, body[field], field)
+        self.assertEqual({}, self.node_db('node-1').properties)
+        self.assertError(400, self.patch_json(self.url, [
+            {'op': 'replace', 'path': '/params', 'value': None}]))
+
     def test_replace_add_and_remove(self):
         body = self.patch_ok([
             {'op': 'replace', 'path': '/name', 'value': 'node-2'},
@@ -470,7 +511,6 @@ class TestPatch(NodeAPITestCase):
                    {'op': 'replace', 'path': '/name',
                     'value': str(uuid.uuid4())},
                    {'op': 'replace', 'path': '/properties', 'value': []},
-                   {'op': 'replace', 'path': '/extra', 'value': None},
                    {'op': 'remove', 'path': '/driver'},
                    {'op': 'replace', 'path': '/driver', 'value': 5},
                    {'op': 'add', 'path': '/resource_class',
@@ -660,7 +700,9 @@ class TestStates(NodeAPITestCase):
     def test_power(self):
         for target, expected in (('power on', 'power on'),
                                  ('power off', 'power off'),
-                                 ('rebooting', 'power on')):
+                                 ('rebooting', 'power on'),
+                                 ('soft power off', 'power off'),
+                                 ('soft rebooting', 'power on')):
             resp = self.put(self.url + '/power', {'target': target})
             self.assertEqual(202, resp.status_code, resp.get_data())
             self.assertTrue(resp.headers['Location'].endswith(
@@ -670,12 +712,23 @@ class TestStates(NodeAPITestCase):
             self.assertIsNone(body['target_power_state'])
 
     def test_invalid_power_target_is_400(self):
-        for body in ({'target': 'sideways'}, {'target': 'soft power off'},
-                     {'target': 'soft rebooting'}, {}, {'target': 1},
+        for body in ({'target': 'sideways'}, {}, {'target': 1},
                      {'target': 'power on', 'color': 'red'}):
             self.assertError(400, self.put(self.url + '/power', body))
         self.assertError(400, self.request('PUT', self.url + '/power',
                                            raw='x'))
+
+    def test_soft_power_and_timeout_need_1_27(self):
+        for body in ({'target': 'soft power off'},
+                     {'target': 'soft rebooting'},
+                     {'target': 'power off', 'timeout': 10}):
+            self.assertError(406, self.put(self.url + '/power', body,
+                                           version='1.26'), '1.27')
+        self.assertIsNone(self.get(self.url).get_json()['power_state'])
+        resp = self.put(self.url + '/power', {'target': 'power off',
+                                              'timeout': 10},
+                        version='1.27')
+        self.assertEqual(202, resp.status_code, resp.get_data())
 
     def test_power_unknown_node_is_404(self):
         self.assertError(404, self.put('/v1/nodes/missing/states/power',
@@ -710,11 +763,101 @@ class TestStates(NodeAPITestCase):
         self.provision('manage')
         self.assertIsNone(self.get(self.url).get_json()['last_error'])
 
-    def test_deploy_accepts_a_configdrive(self):
+    def test_deploy_records_the_configdrive(self):
+        # Responses mask it (test_policy.TestSecrets).
         self.enroll(name='node-2')
-        resp = self.put('/v1/nodes/node-2/states/provision',
-                        {'target': 'active', 'configdrive': 'H4sI'})
+        url = '/v1/nodes/node-2/states/provision'
+        resp = self.put(url, {'target': 'active', 'configdrive': 'H4sI'})
         self.assertEqual(202, resp.status_code, resp.get_data())
+        self.assertEqual('H4sI',
+                         self.node_db('node-2').instance_info['configdrive'])
+        # Undeploying forgets it, with the rest of instance_info.
+        self.assertEqual(202, self.put(url, {'target': 'deleted'})
+                         .status_code)
+        self.assertEqual({}, self.node_db('node-2').instance_info)
+        drive = {'meta_data': {'hostname': 'h'}, 'user_data': '#!/bin/sh'}
+        resp = self.put(url, {'target': 'deploy', 'configdrive': drive})
+        self.assertEqual(202, resp.status_code, resp.get_data())
+        self.assertEqual(drive,
+                         self.node_db('node-2').instance_info['configdrive'])
+
+    def test_configdrive_errors_are_400(self):
+        self.enroll(name='node-2')
+        url = '/v1/nodes/node-2/states/provision'
+        drive = {'meta_data': {'hostname': 'h'}}
+        self.assertError(400, self.put(url, {'target': 'active',
+                                             'configdrive': drive},
+                                       version='1.55'), '1.56')
+        self.assertError(400, self.put(url, {
+            'target': 'active', 'configdrive': {'vendor_data': {}}},
+            version='1.58'), '1.59')
+        self.assertError(400, self.put(url, {
+            'target': 'active', 'configdrive': {'color': 'red'}}))
+        self.assertError(400, self.put(url, {'target': 'active',
+                                             'configdrive': 5}))
+        self.assertError(400, self.put(url, {'target': 'manage',
+                                             'configdrive': 'H4sI'}),
+                         'only supported when setting provision state '
+                         'to active')
+        self.assertEqual('available',
+                         self.get('/v1/nodes/node-2').get_json()
+                         ['provision_state'])
+
+    def test_null_fields_of_other_verbs_are_accepted(self):
+        self.enroll(name='node-2')
+        url = '/v1/nodes/node-2/states/provision'
+        resp = self.put(url, {'target': 'active', 'configdrive': None,
+                              'clean_steps': None, 'rescue_password': None})
+        self.assertEqual(202, resp.status_code, resp.get_data())
+        self.assertError(400, self.put(url, {
+            'target': 'deleted', 'clean_steps': [{'step': 'x'}]}),
+            'clean_steps')
+        self.assertError(400, self.put(url, {
+            'target': 'deleted', 'rescue_password': 'pw'}),
+            'rescue_password')
+        self.assertEqual('active', self.get('/v1/nodes/node-2').get_json()
+                         ['provision_state'])
+
+    def test_deploy_needs_instance_traits_the_node_has(self):
+        self.enroll(name='node-2')
+        self.put('/v1/nodes/node-2/traits', {'traits': ['CUSTOM_GPU']})
+        url = '/v1/nodes/node-2/states/provision'
+        for traits, error in ((['CUSTOM_GPU', 'CUSTOM_SSD'],
+                               'is missing traits CUSTOM_SSD'),
+                              ('CUSTOM_GPU', 'A list of strings')):
+            self.patch_json('/v1/nodes/node-2', [{
+                'op': 'add', 'path': '/instance_info/traits',
+                'value': traits}])
+            self.assertError(400, self.put(url, {'target': 'active'}),
+                             error)
+        self.patch_json('/v1/nodes/node-2', [{
+            'op': 'add', 'path': '/instance_info/traits',
+            'value': ['CUSTOM_GPU']}])
+        self.assertEqual(202, self.put(url, {'target': 'active'})
+                         .status_code)
+
+    def test_validate_as_fake_hardware(self):
+        uuid = self.enroll(name='node-2',
+                           instance_info={'image_source': 'x'})['uuid']
+        resp = self.get('/v1/nodes/node-2/validate')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(
+            {name: {'result': True}
+             for name in ('bios', 'boot', 'console', 'deploy', 'inspect',
+                          'management', 'network', 'power', 'raid',
+                          'rescue', 'storage')},
+            resp.get_json())
+        self.patch_json('/v1/nodes/node-2', [{
+            'op': 'add', 'path': '/instance_info/traits',
+            'value': ['CUSTOM_GPU']}])
+        body = self.get('/v1/nodes/node-2/validate').get_json()
+        self.assertEqual({'result': False,
+                          'reason': 'Cannot specify instance traits that '
+                                    'are not also set on the node. Node %s '
+                                    'is missing traits CUSTOM_GPU' % uuid},
+                         body['deploy'])
+        self.assertEqual({'result': True}, body['power'])
+        self.assertError(404, self.get('/v1/nodes/missing/validate'))
 
     def test_unknown_verb_is_400(self):
         for body in ({'target': 'inspect'}, {'target': 'fly'}, {},

@@ -75,6 +75,7 @@ CASES = [
      _row(OK, 403, 403, 403, 403, 404, 404, 404)),
     ('DELETE', '/v1/nodes/{node}', None, SYSTEM_ADMIN_NODE),
     ('GET', '/v1/nodes/{node}/states', None, READ_NODE),
+    ('GET', '/v1/nodes/{node}/validate', None, WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/states/power', {'target': 'power on'},
      WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/states/provision', {'target': 'manage'},
@@ -545,6 +546,15 @@ class TestSecrets(PolicyTestCase):
         for persona in ('project_member', 'system_admin'):
             for answer in self.shown(persona):
                 self.assertEqual(masked, answer, persona)
+
+    def test_configdrive_given_as_dict_is_masked_whole(self):
+        nodes_db.update_node(self.context, self.node, {'instance_info': {
+            'configdrive': {'user_data': '#cloud-config\npassword: x',
+                            'meta_data': {'hostname': 'h'}}}})
+        for persona in ('project_member', 'system_admin'):
+            for answer in self.shown(persona):
+                self.assertEqual({'configdrive': '******'},
+                                 answer['instance_info'], persona)
 
     def test_shown_to_whom_the_rules_allow(self):
         self.use_policy({'show_password': 'role:admin and system_scope:all',
