@@ -42,8 +42,7 @@ class AnsibleTestCase(testtools.TestCase):
             json.dump({'clouds': {'pool': {
                 'auth_type': 'none', 'region_name': '',
                 'baremetal_endpoint_override': url}}}, f)
-        results = os.path.join(self.dir, 'results')
-        os.mkdir(results)
+        results = os.path.join(self.dir, 'results.json')
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(('OS_', 'ANSIBLE_'))}
         # The collection reads openstack.version without importing it;
@@ -58,6 +57,8 @@ class AnsibleTestCase(testtools.TestCase):
                    ANSIBLE_LOCAL_TEMP=os.path.join(self.dir, 'tmp'),
                    ANSIBLE_HOME=os.path.join(self.dir, 'home'),
                    ANSIBLE_NOCOLOR='1', ANSIBLE_HOST_KEY_CHECKING='0',
+                   # The time of each task, in the output.
+                   ANSIBLE_CALLBACKS_ENABLED='ansible.posix.profile_tasks',
                    ANSIBLE_PYTHON_INTERPRETER=sys.executable)
         started = time.monotonic()
         proc = subprocess.run(
@@ -70,11 +71,9 @@ class AnsibleTestCase(testtools.TestCase):
         self.addDetail('ansible-seconds', testtools.content.text_content(
             '%.1f' % (time.monotonic() - started)))
         self.assertEqual(0, proc.returncode, proc.stdout[-4000:])
-        found = {}
-        for name in os.listdir(results):
-            with open(os.path.join(results, name)) as f:
-                found[name[:-len('.json')]] = json.load(f)
-        return found
+        with open(results) as f:
+            return {step: result for step, result in json.load(f).items()
+                    if result is not None}
 
     def check_lifecycle(self, results: dict, deployed: bool) -> None:
         enrolled = results['enrolled']
@@ -130,3 +129,16 @@ class TestAnsibleSQLite(AnsibleTestCase):
             self.skipTest('deploying needs GET %s' % NODE_VALIDATE)
         self.check_lifecycle(self.run_playbook(self.server_url()),
                              deployed=True)
+
+
+class TestAnsiblePostgreSQL(AnsibleTestCase):
+    """pool-api and a pool-conductor on PostgreSQL and RabbitMQ."""
+
+    def test_enroll_read_and_delete(self):
+        db = self.useFixture(cluster.Database('postgresql'))
+        pool = self.useFixture(cluster.Cluster(db.url, conductors=1))
+        self.addOnException(lambda _e: self.addDetail(
+            'pool-api-log', testtools.content.text_content(
+                pool.log(pool.apis[0]))))
+        results = self.run_playbook(pool.url, skip_tags=['deploy'])
+        self.check_lifecycle(results, deployed=False)
