@@ -9,9 +9,6 @@ from pool_conductor import states
 
 # Where Ironic records the VIF a port is bound to.
 VIF_KEY = 'tenant_vif_port_id'
-# How many times an attach looks for a free port again after another
-# request took the one it chose.
-ATTACH_ATTEMPTS = 3
 
 _MAC = re.compile(r'^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$')
 
@@ -115,28 +112,23 @@ def _preference(port: models.Port) -> tuple:
 def attach_vif(context, node: models.Node, vif: str) -> models.Port:
     """Record a VIF on a free port of a node (one with no VIF).
 
+    Attaches and detaches on a node are serialized by its row lock: two
+    attaches never take the same port nor record the same VIF twice.
+
     :returns: the port the VIF is recorded on
-    :raises: VifAlreadyAttached, NoFreePhysicalPorts, NodeLocked,
-        ConcurrentUpdate when other requests keep taking the free ports
+    :raises: VifAlreadyAttached, NoFreePhysicalPorts, NodeLocked
     """
     _check_unlocked(node)
-    for _attempt in range(ATTACH_ATTEMPTS):
-        ports = ports_db.ports_of_node(context, node.id)
-        for port in ports:
+    with ports_db.locked_ports_of_node(context, node.id) as found:
+        for port in found:
             if vif_of(port) == vif:
                 raise exception.VifAlreadyAttached(vif=vif, port=port.uuid)
-        free = sorted((p for p in ports if not vif_of(p)), key=_preference)
+        free = sorted((p for p in found if not vif_of(p)), key=_preference)
         if not free:
             raise exception.NoFreePhysicalPorts(vif=vif)
         port = free[0]
-        try:
-            return ports_db.update_port(context, port, {
-                'internal_info': {**(port.internal_info or {}),
-                                  VIF_KEY: vif}})
-        except (exception.ConcurrentUpdate, exception.PortNotFound):
-            continue
-    raise exception.ConcurrentUpdate(what='The ports of node %s'
-                                     % node.uuid)
+        return ports_db.update_port(context, port, {
+            'internal_info': {**(port.internal_info or {}), VIF_KEY: vif}})
 
 
 def detach_vif(context, node: models.Node, vif: str) -> None:
@@ -145,10 +137,11 @@ def detach_vif(context, node: models.Node, vif: str) -> None:
     :raises: VifNotAttached, NodeLocked, ConcurrentUpdate
     """
     _check_unlocked(node)
-    for port in ports_db.ports_of_node(context, node.id):
-        if vif_of(port) == vif:
-            info = dict(port.internal_info)
-            del info[VIF_KEY]
-            ports_db.update_port(context, port, {'internal_info': info})
-            return
+    with ports_db.locked_ports_of_node(context, node.id) as found:
+        for port in found:
+            if vif_of(port) == vif:
+                info = dict(port.internal_info)
+                del info[VIF_KEY]
+                ports_db.update_port(context, port, {'internal_info': info})
+                return
     raise exception.VifNotAttached(vif=vif, node=node.uuid)

@@ -1,4 +1,5 @@
 """Queries on ports, the network interfaces of nodes."""
+import contextlib
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -137,6 +138,24 @@ def ports_of_node(context, node_id: int) -> list[models.Port]:
     """The ports of a node, in id order."""
     with api.reader(context) as session:
         return list(session.scalars(
+            sa.select(models.Port).where(models.Port.node_id == node_id)
+            .order_by(models.Port.id)
+            .execution_options(populate_existing=True)))
+
+
+@contextlib.contextmanager
+def locked_ports_of_node(context, node_id: int):
+    """The ports of a node, in id order, in a write transaction that holds
+    the node's row lock until the block ends: the block's changes to the
+    node's ports (through this module, with the same context) are
+    serialized with those of other blocks on the same node, and undone if
+    the block raises.
+    """
+    with api.writer(context) as session:
+        session.execute(sa.select(models.Node.id)
+                        .where(models.Node.id == node_id)
+                        .with_for_update())
+        yield list(session.scalars(
             sa.select(models.Port).where(models.Port.node_id == node_id)
             .order_by(models.Port.id)
             .execution_options(populate_existing=True)))

@@ -3,7 +3,6 @@ import uuid
 
 from pool_conductor.db import ports as ports_db
 from pool_conductor import exception
-from pool_conductor import ports
 from tests.unit.api import base
 
 MAC = '52:54:00:12:34:56'
@@ -409,24 +408,3 @@ class TestVifs(PortTestCase):
         self.assertError(400, self.post('/v1/nodes/node-1/vifs',
                                         {'id': 7}))
         self.assertError(404, self.get('/v1/nodes/nope/vifs'))
-
-    def test_attach_takes_another_port_when_one_is_taken_meanwhile(self):
-        self.create_port()
-        self.create_port(address=OTHER_MAC)
-        calls = []
-        real = ports_db.ports_of_node
-
-        def stale(context, node_id):
-            # The first read sees both ports free; another attach takes
-            # the first one before this one writes.
-            found = real(context, node_id)
-            if not calls:
-                calls.append(1)
-                ports_db.update_port(context, found[0], {
-                    'internal_info': {ports.VIF_KEY: 'other'}})
-            return found
-
-        self.patch(ports_db, 'ports_of_node', stale)
-        self.assertEqual(204, self.post('/v1/nodes/node-1/vifs',
-                                        {'id': 'vif-1'}).status_code)
-        self.assertEqual(['other', 'vif-1'], self.vifs())
