@@ -17,6 +17,7 @@ from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import responses as response_schemas
 from pool_api import validation
 
@@ -46,6 +47,9 @@ def _request_schemas() -> dict:
         'NodeTraits': node_schemas.TRAITS,
         'AllocationCreate': allocation_schemas.CREATE,
         'AllocationUpdate': allocation_schemas.UPDATE,
+        'PortCreate': port_schemas.CREATE,
+        'PortUpdate': port_schemas.UPDATE,
+        'VIF': port_schemas.VIF,
         'JSONPatch': validation.PATCH_SCHEMA,
         'PoolCreate': pool_schemas.POOL_CREATE,
         'ProfileCreate': pool_schemas.PROFILE_CREATE,
@@ -325,7 +329,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
-            'allocations', 'conductors', 'pools', 'profiles',
+            'allocations', 'ports', 'conductors', 'pools', 'profiles',
             'workflows')],
         'paths': paths,
         'security': SECURITY,

@@ -36,6 +36,7 @@ def _rule(name: str, check: str, description: str, operations):
 
 
 NODE = '/v1/nodes/{node_ident}'
+PORT = '/v1/ports/{port_uuid}'
 ALLOC = '/v1/allocations/{allocation_ident}'
 
 RULES = [
@@ -81,6 +82,31 @@ RULES = [
           'Remove traits of a node.',
           [('DELETE', NODE + '/traits'),
            ('DELETE', NODE + '/traits/{trait}')]),
+    _rule('baremetal:port:get', NODE_READER,
+          'Show a port: one of a node the project owns or leases.',
+          [('GET', PORT), ('GET', NODE + '/ports'),
+           ('GET', NODE + '/ports/detail')]),
+    _rule('baremetal:port:list', API_READER,
+          'List the ports one may see: all of them with '
+          'baremetal:port:list_all, else those of the nodes the project '
+          'owns or leases.',
+          [('GET', '/v1/ports'), ('GET', '/v1/ports/detail')]),
+    _rule('baremetal:port:list_all', SYSTEM_READER,
+          'List the ports of every node.',
+          [('GET', '/v1/ports'), ('GET', '/v1/ports/detail')]),
+    _rule('baremetal:port:create', NODE_OWNER_ADMIN,
+          'Create a port.', [('POST', '/v1/ports')]),
+    _rule('baremetal:port:update', NODE_OWNER_ADMIN,
+          'Update a port.', [('PATCH', PORT)]),
+    _rule('baremetal:port:delete', NODE_OWNER_ADMIN,
+          'Delete a port.', [('DELETE', PORT)]),
+    _rule('baremetal:node:vif:list', NODE_READER,
+          'List the VIFs attached to a node.', [('GET', NODE + '/vifs')]),
+    _rule('baremetal:node:vif:attach', NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Attach a VIF to a node.', [('POST', NODE + '/vifs')]),
+    _rule('baremetal:node:vif:detach', NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Detach a VIF from a node.',
+          [('DELETE', NODE + '/vifs/{vif_id}')]),
     _rule('baremetal:allocation:get', ALLOCATION_READER,
           'Show an allocation.',
           [('GET', ALLOC), ('GET', NODE + '/allocation')]),

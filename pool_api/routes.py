@@ -9,14 +9,17 @@ from pool_api.handlers import nodes
 from pool_api.handlers import openapi
 from pool_api.handlers import pool_actions
 from pool_api.handlers import pools
+from pool_api.handlers import ports
 from pool_api.handlers import profiles
 from pool_api.handlers import root
 from pool_api.handlers import traits
+from pool_api.handlers import vifs
 from pool_api.handlers import workflows
 from pool_api.openapi import Doc
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import ports as port_schemas
 
 
 class Route(NamedTuple):
@@ -29,6 +32,7 @@ class Route(NamedTuple):
 
 NODE = '/v1/nodes/<node_ident>'
 ALLOCATION = '/v1/allocations/<allocation_ident>'
+PORT = '/v1/ports/<port_uuid>'
 POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
@@ -39,6 +43,8 @@ _LIST = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir')
 _DETAIL = {'detail': {'type': 'boolean'}}
 _REASON = {'reason': node_schemas.MAINTENANCE['properties']['reason']}
 _MISSING = (404,)
+_PORT_LIST = {'tag': 'ports', 'response': 'PortList', 'query': _LIST,
+              'sort_keys': ports.SORT_KEYS, 'errors': _MISSING}
 _WRITE = (404, 409)
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
@@ -139,6 +145,39 @@ ROUTES = [
               'Allocation', body='JSONPatch', errors=(404, 405, 409))),
     Route(ALLOCATION, 'DELETE', allocations.delete_allocation,
           Doc('Delete an allocation', 'allocations', status=204,
+              errors=_WRITE)),
+
+    Route('/v1/ports', 'GET', ports.list_ports,
+          Doc('List ports', filters={**port_schemas.FILTERS, **_DETAIL},
+              **_PORT_LIST)),
+    Route('/v1/ports', 'POST', ports.create_port,
+          Doc('Create a port of a node', 'ports', 'Port', status=201,
+              body='PortCreate', errors=(409,), location=True,
+              creates='port_uuid')),
+    Route('/v1/ports/detail', 'GET', ports.list_ports_detail,
+          Doc('List ports with all their fields',
+              filters=port_schemas.FILTERS, **_PORT_LIST)),
+    Route(PORT, 'GET', ports.get_port,
+          Doc('Show a port', 'ports', 'Port', query=_FIELDS,
+              errors=_MISSING)),
+    Route(PORT, 'PATCH', ports.update_port,
+          Doc('Update a port (JSON Patch)', 'ports', 'Port',
+              body='JSONPatch', errors=_WRITE)),
+    Route(PORT, 'DELETE', ports.delete_port,
+          Doc('Delete a port', 'ports', status=204, errors=_WRITE)),
+    Route(NODE + '/ports', 'GET', ports.list_node_ports,
+          Doc('List the ports of a node', filters=_DETAIL, **_PORT_LIST)),
+    Route(NODE + '/ports/detail', 'GET', ports.list_node_ports_detail,
+          Doc('List the ports of a node with all their fields',
+              **_PORT_LIST)),
+    Route(NODE + '/vifs', 'GET', vifs.list_vifs,
+          Doc('List the VIFs attached to a node', 'ports', 'VIFList',
+              errors=_MISSING)),
+    Route(NODE + '/vifs', 'POST', vifs.attach_vif,
+          Doc('Attach a VIF to a free port of a node', 'ports',
+              status=204, body='VIF', errors=_WRITE)),
+    Route(NODE + '/vifs/<vif_id>', 'DELETE', vifs.detach_vif,
+          Doc('Detach a VIF from a node', 'ports', status=204,
               errors=_WRITE)),
 
     Route('/v1/conductors', 'GET', conductors.list_conductors,

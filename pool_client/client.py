@@ -389,6 +389,30 @@ class Client:
                       sort_key=sort_key, sort_dir=sort_dir)
         return self._list('allocations', 'allocations', params, limit)
 
+    # Ports -----------------------------------------------------------------
+
+    def port_create(self, **fields) -> dict:
+        return self.post('/v1/ports', body=fields)
+
+    def port_list(self, fields=None, limit: int | None = None,
+                  marker: str | None = None, sort_key: str | None = None,
+                  sort_dir: str | None = None, detail: bool = False,
+                  **filters) -> list:
+        """Ports matching the filters (node, address)."""
+        params = dict(filters, fields=fields, marker=marker,
+                      sort_key=sort_key, sort_dir=sort_dir)
+        collection = 'ports/detail' if detail else 'ports'
+        return self._list(collection, 'ports', params, limit)
+
+    def port_get(self, port: str, fields=None) -> dict:
+        return self.get(_path('ports', port), params={'fields': fields})
+
+    def port_update(self, port: str, patch: list) -> dict:
+        return self.patch(_path('ports', port), body=patch)
+
+    def port_delete(self, port: str) -> None:
+        self.delete(_path('ports', port))
+
     def conductor_list(self, detail: bool = False) -> list:
         params = {'detail': 'true'} if detail else None
         return self.get('/v1/conductors', params=params)['conductors']

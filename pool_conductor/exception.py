@@ -39,6 +39,14 @@ class FilterRefused(Invalid):
     """The database cannot evaluate the filter: %(reason)s"""
 
 
+class InvalidMAC(Invalid):
+    """Expected a MAC address but received %(mac)s."""
+
+
+class NoFreePhysicalPorts(Invalid):
+    """Unable to attach VIF %(vif)s, not enough free physical ports."""
+
+
 class InvalidState(Invalid):
     """%(err)s"""
 
@@ -83,6 +91,15 @@ class NodeTraitNotFound(NotFound):
     """Node %(node)s does not have trait %(trait)s."""
 
 
+class PortNotFound(NotFound):
+    """Port %(port)s could not be found."""
+
+
+class VifNotAttached(NotFound):
+    """Unable to detach VIF %(vif)s from node %(node)s because it is not
+    attached to it."""
+
+
 class ObjectNotFound(NotFound):
     """%(kind)s %(name)s could not be found."""
 
@@ -118,6 +135,19 @@ class InstanceUUIDInUse(Conflict):
     """Instance %(instance_uuid)s is already associated with node
     %(node)s; an allocation cannot take this UUID, as it would become the
     instance_uuid of its node."""
+
+
+class PortAlreadyExists(Conflict):
+    """A port with UUID %(uuid)s already exists."""
+
+
+class MACAlreadyExists(Conflict):
+    """A port with MAC address %(mac)s already exists."""
+
+
+class VifAlreadyAttached(Conflict):
+    """Unable to attach VIF because VIF %(vif)s is already attached to
+    Ironic Port %(port)s"""
 
 
 class NodeLocked(Conflict):

@@ -193,15 +193,11 @@ def update_allocation(allocation_ident):
     context = flask.g.context
     before = to_dict(alloc)
     after = validation.apply_patch(before, patch, PATCHABLE,
-<<<<<<< HEAD
                                    {'name': None, 'extra': {},
                                     'lifespan_end': None})
-=======
-                                   {'name': None, 'extra': {}})
     if after['extra'] is None:
         # As in Ironic: a null extra is an empty one.
         after['extra'] = {}
->>>>>>> wt-17a
     validation.validate(schema.UPDATE, after)
     common.check_name(after['name'], 'allocation')
     changed = validation.changes(before, after, PATCHABLE)

@@ -36,6 +36,8 @@ def get_v1():
                          'type': 'application/vnd.openstack.ironic.v1+json'}],
         'nodes': [links.link('/v1/nodes/'),
                   links.link('/nodes/', 'bookmark')],
+        'ports': [links.link('/v1/ports/'),
+                  links.link('/ports/', 'bookmark')],
         'version': _version(),
     }
     if microversion.at_least(microversion.ALLOCATIONS):

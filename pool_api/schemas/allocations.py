@@ -18,13 +18,9 @@ CREATE = {
         'node': common.nullable(common.IDENT),
         'owner': common.PROJECT,
         # Take a Free node of this pool, with its allocate actions.
-<<<<<<< HEAD
-        'pool': pools.NAME,
+        'pool': pools.NULLABLE_NAME,
         # When the allocation ends by itself, within its pool's lifespan.
         'lifespan_end': pools.TIMESTAMP,
-=======
-        'pool': pools.NULLABLE_NAME,
->>>>>>> wt-17a
     },
     'additionalProperties': False,
 }

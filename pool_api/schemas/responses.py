@@ -87,6 +87,21 @@ ALLOCATION_FIELDS = {
     'links': _LINKS,
 }
 
+PORT_FIELDS = {
+    'uuid': STRING,
+    'address': STRING,
+    'node_uuid': STRING,
+    'pxe_enabled': _BOOLEAN,
+    'local_link_connection': _OBJECT,
+    'physical_network': _NULLABLE_STRING,
+    'extra': _OBJECT,
+    'internal_info': _OBJECT,
+    'is_smartnic': _BOOLEAN,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
 CONDUCTOR_FIELDS = {
     'hostname': STRING,
     'conductor_group': STRING,
@@ -154,6 +169,7 @@ SCHEMAS = {
         'links': _LINKS,
         'media_types': {'type': 'array', 'items': _MEDIA_TYPE},
         'nodes': _LINKS,
+        'ports': _LINKS,
         'allocations': _LINKS,
         'version': _ref('Version'),
     }, required=('id', 'links', 'media_types', 'nodes', 'version'),
@@ -201,6 +217,20 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('allocations',)),
+    'Port': _object(
+        PORT_FIELDS, required=('links',),
+        description='A port. Which fields it has depends on the '
+                    'requested version and the fields parameter; links '
+                    'are always there.'),
+    'PortList': _object({
+        'ports': {'type': 'array', 'items': _ref('Port')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('ports',)),
+    'VIFList': _object({
+        'vifs': {'type': 'array', 'items': _object(
+            {'id': STRING}, required=('id',))},
+    }, required=('vifs',)),
     'Conductor': _object(
         CONDUCTOR_FIELDS, required=('links',),
         description='A conductor; alive when it is online and its last '

@@ -186,6 +186,37 @@ class Allocation(TimestampMixin, Base):
         sa.DateTime)
 
 
+class Port(TimestampMixin, Base):
+    """A network interface of a node (Ironic's port)."""
+    __tablename__ = 'ports'
+    __table_args__ = (
+        sa.Index('ports_node_id_idx', 'node_id'),
+        sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
+        sa.UniqueConstraint('address', name='uniq_ports0address'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    address: orm.Mapped[str] = orm.mapped_column(sa.String(18))
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', name='ports_node_id_fkey'))
+    pxe_enabled: orm.Mapped[bool] = orm.mapped_column(sa.Boolean,
+                                                      default=True)
+    local_link_connection: orm.Mapped[dict] = orm.mapped_column(
+        JSONType, default=dict)
+    physical_network: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(64))
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    # Written by the service only: the attached VIF (tenant_vif_port_id).
+    internal_info: orm.Mapped[dict] = orm.mapped_column(JSONType,
+                                                        default=dict)
+    is_smartnic: orm.Mapped[bool] = orm.mapped_column(sa.Boolean,
+                                                      default=False)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
 class Conductor(TimestampMixin, Base):
     __tablename__ = 'conductors'
     __table_args__ = (
@@ -262,3 +293,6 @@ Allocation.node_uuid = orm.column_property(
 Node.allocation_uuid = orm.column_property(
     sa.select(Allocation.uuid).where(Allocation.id == Node.allocation_id)
     .correlate_except(Allocation).scalar_subquery())
+Port.node_uuid = orm.column_property(
+    sa.select(Node.uuid).where(Node.id == Port.node_id)
+    .correlate_except(Node).scalar_subquery())

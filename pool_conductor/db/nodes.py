@@ -185,7 +185,10 @@ def remove_trait(context, node: models.Node, trait: str) -> models.Node:
 
 
 def delete_node(conn, node_id: int) -> None:
-    """Delete a node, its traits and allocations that still name it."""
+    """Delete a node, its traits and ports, and allocations that still
+    name it."""
+    conn.execute(sa.delete(models.Port.__table__).where(
+        models.Port.__table__.c.node_id == node_id))
     conn.execute(sa.delete(models.Allocation.__table__).where(
         models.Allocation.__table__.c.node_id == node_id))
     conn.execute(sa.delete(models.NodeTrait.__table__).where(

@@ -241,6 +241,41 @@ class CLITestCase(ClientTestCase):
         self.assertIn(alloc['uuid'], [a['uuid'] for a in allocs])
         self.assertEqual(2, len(allocs))
 
+    def test_ports_and_vifs(self):
+        node = self.run_json('node', 'create', '--driver', 'fake-hardware',
+                             '--name', 'node-p')
+        port = self.run_json(
+            'port', 'create', '52:54:00:AB:CD:01', '--node', node['uuid'],
+            '--local-link-connection', 'switch_id=0a:1b:2c:3d:4e:5f',
+            '--local-link-connection', 'port_id=Ethernet1/1',
+            '--physical-network', 'physnet1')
+        self.assertEqual('52:54:00:ab:cd:01', port['address'])
+        self.assertEqual({'switch_id': '0a:1b:2c:3d:4e:5f',
+                          'port_id': 'Ethernet1/1'},
+                         port['local_link_connection'])
+        self.run_cli('port', 'set', port['uuid'], '--extra', 'rack=r1',
+                     '--pxe-disabled')
+        shown = self.run_json('port', 'show', port['uuid'])
+        self.assertEqual({'rack': 'r1'}, shown['extra'])
+        self.assertFalse(shown['pxe_enabled'])
+        listed = self.run_list('port', 'list', '--node', 'node-p')
+        self.assertEqual([port['uuid']], [p['uuid'] for p in listed])
+        result = self.run_cli('port', 'create', '52:54:00:ab:cd:01',
+                              '--node', node['uuid'], check=False)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('A port with MAC address 52:54:00:ab:cd:01 already '
+                      'exists', result.stderr)
+
+        self.run_cli('node', 'vif', 'attach', 'node-p', 'vif-1')
+        self.assertEqual([{'id': 'vif-1'}],
+                         self.run_json('node', 'vif', 'list', 'node-p'))
+        self.assertEqual('vif-1', self.run_json(
+            'port', 'show', port['uuid'])['internal_info'][
+                'tenant_vif_port_id'])
+        self.run_cli('node', 'vif', 'detach', 'node-p', 'vif-1')
+        self.run_cli('port', 'delete', port['uuid'])
+        self.assertEqual([], self.run_list('port', 'list'))
+
     def test_missing_allocation(self):
         result = self.run_cli('allocation', 'show', 'missing', check=False)
         self.assertNotEqual(0, result.returncode)

@@ -36,6 +36,7 @@ BAD_KEYS = [
 
 # A body each route accepts, with {} where a bad value or key goes: free
 # maps (extra, params, properties) where the route has one.
+NODE_UUID = '3d0f5c1e-8b2a-4f6d-9c7e-1a2b3c4d5e6f'
 _PATCH = '[{"op": "add", "path": "/extra/k", "value": %s}]'
 _OBJECT = '{"target": %s}'
 BODIES = {
@@ -46,6 +47,9 @@ BODIES = {
     'ProfileCreate': '{"name": "pr2", "params": {"k": %s}}',
     'WorkflowCreate': '{"name": "wf2", "stages": [], "extra": {"k": %s}}',
     'PoolAction': '{"count": 1, "extra": {"k": %s}}',
+    'PortCreate': '{"address": "52:54:00:00:00:09", "node_uuid": "%s", '
+                  '"extra": {"k": %%s}}' % NODE_UUID,
+    'VIF': '{"id": "vif-1", "extra": {"k": %s}}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
@@ -64,7 +68,7 @@ class TestBodyBoundary(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.node = self.enroll(name='n1', extra={'a': 1})
+        self.node = self.enroll(name='n1', uuid=NODE_UUID, extra={'a': 1})
         for collection, body in (
                 ('pools', {'name': 'web'}),
                 ('profiles', {'name': 'big', 'params': {'a': 1}}),
@@ -74,9 +78,13 @@ class TestBodyBoundary(base.APITestCase):
         resp = self.post('/v1/allocations', {'resource_class': 'rc',
                                              'name': 'a1'})
         self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/ports', {'node_uuid': NODE_UUID,
+                                       'address': '52:54:00:00:00:01'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
         self.path_values = {'node_ident': 'n1', 'allocation_ident': 'a1',
                             'pool_name': 'web', 'profile_name': 'big',
-                            'workflow_name': 'wf'}
+                            'workflow_name': 'wf',
+                            'port_uuid': resp.get_json()['uuid']}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -98,7 +106,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(21, len(body_routes()))
+        self.assertEqual(24, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

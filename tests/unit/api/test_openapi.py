@@ -19,6 +19,7 @@ from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import ports as port_schemas
 from pool_api import validation
 from tests.unit.api import base
 
@@ -225,6 +226,9 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/returnToPool', 'post'):
                 pool_schemas.ACTION,
+            ('/v1/ports', 'post'): port_schemas.CREATE,
+            ('/v1/ports/{port_uuid}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/nodes/{node_ident}/vifs', 'post'): port_schemas.VIF,
             **{('/v1/pools/{pool_name}/%s' % action, 'post'):
                pool_schemas.ACTION
                for action in ('addMachines', 'removeMachines',

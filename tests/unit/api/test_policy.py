@@ -12,6 +12,7 @@ from pool_api import auth
 from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
+from pool_conductor import ports
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
@@ -21,6 +22,8 @@ from tests.unit.api import base
 
 PROJECT = 'project-a'
 OTHER = 'project-b'
+# A node of PROJECT that ports are created on.
+PORT_NODE = '6f1b3a3e-7d55-4c1c-a3a4-6c0d2b9f1e01'
 
 # Headers keystonemiddleware sets for each persona.
 PERSONAS = {
@@ -107,6 +110,24 @@ CASES = [
     ('PATCH', '/v1/nodes/{node}/params',
      [{'op': 'add', 'path': '/a', 'value': 1}], WRITE_NODE),
     ('POST', '/v1/nodes/{node}/returnToPool', {}, SYSTEM_ADMIN_NODE),
+    ('GET', '/v1/ports', None, ANY_READER),
+    ('GET', '/v1/ports/detail', None, ANY_READER),
+    # A node the caller cannot see is a bad request, as in Ironic.
+    ('POST', '/v1/ports', {'node_uuid': PORT_NODE,
+                           'address': '52:54:00:00:00:01'},
+     _row(OK, 403, OK, 403, 403, 400, 400, 400)),
+    ('GET', '/v1/ports/{port}', None, READ_NODE),
+    ('PATCH', '/v1/ports/{port}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], OWNER_ADMIN),
+    ('DELETE', '/v1/ports/{port}', None, OWNER_ADMIN),
+    # Listing needs baremetal:port:list first.
+    ('GET', '/v1/nodes/{node}/ports', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/ports/detail', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/vifs', None, READ_NODE),
+    ('POST', '/v1/nodes/{node}/vifs', {'id': 'vif-2'}, WRITE_NODE),
+    ('DELETE', '/v1/nodes/{node}/vifs/vif-1', None, WRITE_NODE),
 ] + [
     # Pools, profiles and workflows are read by system readers and
     # administered by system admins.
@@ -129,11 +150,20 @@ CASES = [
                     'returnMachines')]
 
 
+CASES_BY_ROUTE = {(m, p): b for m, p, b, _e in CASES}
+
+
+def _mac() -> str:
+    return ':'.join(['52'] + ['%02x' % b for b in os.urandom(5)])
+
+
 def _placeholders(rule: str) -> str:
     """A route's rule with the placeholders of the table."""
     for name, value in (('<allocation_ident>', '{alloc}'),
                         ('<hostname>', 'test-host'),
                         ('<trait>', 'CUSTOM_T'),
+                        ('<port_uuid>', '{port}'),
+                        ('<vif_id>', 'vif-1'),
                         ('<pool_name>', '{pools}'),
                         ('<profile_name>', '{profiles}'),
                         ('<workflow_name>', '{workflows}')):
@@ -155,8 +185,17 @@ class PolicyTestCase(base.APITestCase):
         """The resources a path names, created afresh."""
         ids = {}
         if '{node}' in path:
-            ids['node'] = self.create_node(owner=PROJECT,
-                                           traits=['CUSTOM_T']).uuid
+            node = self.create_node(owner=PROJECT, traits=['CUSTOM_T'])
+            ids['node'] = node.uuid
+            # A port with VIF vif-1 and a free one.
+            for vif in ('vif-1', None):
+                ports.create(self.context, node, {'address': _mac()})
+                if vif:
+                    ports.attach_vif(self.context, node, vif)
+        if '{port}' in path:
+            node = self.create_node(owner=PROJECT)
+            ids['port'] = ports.create(self.context, node, {
+                'address': _mac()}).uuid
         if '{free}' in path:
             ids['free'] = self.create_node().uuid
         if '{used}' in path:
@@ -197,6 +236,10 @@ class PolicyTestCase(base.APITestCase):
 
 class TestPolicyTable(PolicyTestCase):
 
+    def setUp(self):
+        super().setUp()
+        self.create_node(uuid=PORT_NODE, owner=PROJECT)
+
     def test_every_endpoint_for_every_persona(self):
         for method, path, body, expected in CASES:
             url = path.format(**self.resources(path))
@@ -228,6 +271,9 @@ class TestPolicyTable(PolicyTestCase):
 
     def test_every_route_authorizes(self):
         public = {('GET', p) for p in auth.PUBLIC_PATHS}
+        # Routes whose body names what the policy is checked on.
+        bodies = {('POST', '/v1/ports'): CASES_BY_ROUTE[
+            ('POST', '/v1/ports')]}
         for rule, method, _handler, _doc in routes.ROUTES:
             if (method, rule) in public:
                 continue
@@ -235,7 +281,8 @@ class TestPolicyTable(PolicyTestCase):
             url = url.format(**self.resources(url))
             with mock.patch.object(policy, 'allowed',
                                    wraps=policy.allowed) as allowed:
-                self.as_persona('system_admin', method, url)
+                self.as_persona('system_admin', method, url,
+                                bodies.get((method, rule)))
             self.assertTrue(allowed.called,
                             '%s %s never checks a policy rule'
                             % (method, rule))
@@ -252,6 +299,21 @@ class TestScoping(PolicyTestCase):
                          {n['uuid'] for n in resp.get_json()['nodes']})
         resp = self.as_persona('system_reader', 'GET', '/v1/nodes')
         self.assertEqual(3, len(resp.get_json()['nodes']))
+
+    def test_project_lists_only_the_ports_of_its_nodes(self):
+        mine = [ports.create(self.context, self.create_node(**{key: PROJECT}),
+                             {'address': _mac()}).uuid
+                for key in ('owner', 'lessee')]
+        other = self.create_node(owner=OTHER)
+        ports.create(self.context, other, {'address': _mac()})
+        resp = self.as_persona('project_reader', 'GET', '/v1/ports')
+        self.assertEqual(set(mine),
+                         {p['uuid'] for p in resp.get_json()['ports']})
+        resp = self.as_persona('project_reader', 'GET',
+                               '/v1/ports?node=%s' % other.uuid)
+        self.assertEqual(404, resp.status_code)
+        resp = self.as_persona('system_reader', 'GET', '/v1/ports/detail')
+        self.assertEqual(3, len(resp.get_json()['ports']))
 
     def test_project_lists_only_its_allocations(self):
         mine = allocations_db.create_allocation(self.context, {

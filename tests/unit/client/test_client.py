@@ -292,6 +292,27 @@ class TestResources(base.BaseTestCase):
             ('DELETE', '/v1/allocations/a', None, None),
         ], [self.call(i) for i in range(5)])
 
+    def test_ports(self):
+        c = self.client(response(201, {'uuid': 'p'}),
+                        response(200, {'ports': [{'uuid': 'p'}]}),
+                        response(200, {'uuid': 'p'}),
+                        response(200, {'uuid': 'p'}), response(204))
+        c.port_create(address='52:54:00:12:34:56', node_uuid='n')
+        self.assertEqual([{'uuid': 'p'}],
+                         c.port_list(node='n1', detail=True))
+        c.port_get('p', fields=['uuid'])
+        c.port_update('p', [{'op': 'remove', 'path': '/extra'}])
+        c.port_delete('p')
+        self.assertEqual([
+            ('POST', '/v1/ports',
+             {'address': '52:54:00:12:34:56', 'node_uuid': 'n'}, None),
+            ('GET', '/v1/ports/detail', None, {'node': 'n1'}),
+            ('GET', '/v1/ports/p', None, {'fields': 'uuid'}),
+            ('PATCH', '/v1/ports/p', [{'op': 'remove', 'path': '/extra'}],
+             None),
+            ('DELETE', '/v1/ports/p', None, None),
+        ], [self.call(i) for i in range(5)])
+
     def test_pools(self):
         c = self.client(response(200, {'name': 'web'}),
                         response(200, {'name': 'web', 'total': 0}))

@@ -1,0 +1,246 @@
+"""``openstack pool port ...`` commands."""
+import logging
+
+from osc_lib.command import command
+from osc_lib import exceptions
+from oslo_utils import strutils
+
+from pool_client import utils
+
+FIELDS = ('uuid', 'address', 'node_uuid', 'pxe_enabled',
+          'local_link_connection', 'physical_network', 'extra',
+          'internal_info', 'is_smartnic', 'created_at', 'updated_at')
+LIST_FIELDS = ('uuid', 'address')
+SORT_KEYS = ('uuid', 'address', 'created_at', 'updated_at', 'pxe_enabled',
+             'physical_network', 'is_smartnic')
+
+
+def _add_fields_argument(parser, help_text):
+    parser.add_argument(
+        '--fields', nargs='+', dest='fields', metavar='<field>',
+        action='append', choices=FIELDS, default=[], help=help_text)
+
+
+def _add_port_arguments(parser):
+    """The options create and set share."""
+    parser.add_argument(
+        '--local-link-connection', metavar='<key=value>', action='append',
+        help='Key/value of the switch the port is connected to '
+             '(switch_id, port_id, switch_info). Can be specified multiple '
+             'times.')
+    parser.add_argument(
+        '--physical-network', metavar='<physical network>',
+        help='Name of the physical network the port is connected to.')
+    parser.add_argument(
+        '--extra', metavar='<key=value>', action='append',
+        help='Record arbitrary key/value metadata. Can be specified '
+             'multiple times.')
+    pxe = parser.add_mutually_exclusive_group()
+    pxe.add_argument('--pxe-enabled', dest='pxe_enabled', default=None,
+                     action='store_true',
+                     help='The node boots from this port (the default).')
+    pxe.add_argument('--pxe-disabled', dest='pxe_enabled',
+                     action='store_false',
+                     help='The node does not boot from this port.')
+    parser.add_argument(
+        '--is-smartnic', metavar='<boolean>', dest='is_smartnic',
+        help='Whether the port is a Smart NIC port (true or false).')
+
+
+def _smartnic(value):
+    if value is None:
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise exceptions.CommandError(
+            'Expected a boolean for --is-smartnic, got %s' % value) from None
+
+
+class CreatePort(command.ShowOne):
+    """Create a port of a node."""
+
+    log = logging.getLogger(__name__ + '.CreatePort')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('address', metavar='<address>',
+                            help='MAC address of the port.')
+        parser.add_argument('--node', dest='node_uuid', metavar='<uuid>',
+                            required=True, help='UUID of the node.')
+        parser.add_argument('--uuid', metavar='<uuid>',
+                            help='UUID of the port.')
+        _add_port_arguments(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        fields = {k: getattr(parsed_args, k)
+                  for k in ('address', 'node_uuid', 'uuid',
+                            'physical_network', 'pxe_enabled')
+                  if getattr(parsed_args, k) is not None}
+        smartnic = _smartnic(parsed_args.is_smartnic)
+        if smartnic is not None:
+            fields['is_smartnic'] = smartnic
+        for name in ('extra', 'local_link_connection'):
+            if getattr(parsed_args, name):
+                fields[name] = utils.key_value_pairs_to_dict(
+                    getattr(parsed_args, name))
+        return utils.show(client.port_create(**fields))
+
+
+class ListPort(command.Lister):
+    """List ports."""
+
+    log = logging.getLogger(__name__ + '.ListPort')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--node', metavar='<node>',
+            help='Only list the ports of this node (name or UUID).')
+        parser.add_argument(
+            '--address', metavar='<mac-address>',
+            help='Only list the port with this MAC address.')
+        parser.add_argument(
+            '--limit', metavar='<limit>', type=int,
+            help='Maximum number of ports to return, 0 for no limit. '
+                 'Default: all of them.')
+        parser.add_argument(
+            '--marker', metavar='<port>',
+            help='Port UUID (for example, of the last port of a previous '
+                 'list): list the ports after it.')
+        parser.add_argument(
+            '--sort', metavar='<key>[:<direction>]',
+            help='Sort output by the given port fields and directions '
+                 '(asc or desc, default asc), separated by commas.')
+        display = parser.add_mutually_exclusive_group()
+        display.add_argument(
+            '--long', action='store_true', default=False,
+            help='Show all the fields of the ports.')
+        _add_fields_argument(
+            display, 'One or more port fields. Only these fields are '
+                     'fetched from the server. Cannot be used with --long.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        utils.check_limit(parsed_args.limit)
+        params = {k: getattr(parsed_args, k) for k in ('node', 'address')
+                  if getattr(parsed_args, k) is not None}
+        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
+        fields = utils.flatten(parsed_args.fields)
+        if fields:
+            columns = tuple(dict.fromkeys(fields))
+            params['fields'] = list(columns)
+        elif parsed_args.long:
+            columns = FIELDS
+            params['detail'] = True
+        else:
+            columns = LIST_FIELDS
+        ports = client.port_list(limit=parsed_args.limit,
+                                 marker=parsed_args.marker, **params)
+        ports = utils.sort_items(ports, parsed_args.sort)
+        return utils.rows(ports, columns)
+
+
+class ShowPort(command.ShowOne):
+    """Show the details of a port."""
+
+    log = logging.getLogger(__name__ + '.ShowPort')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('port', metavar='<port>',
+                            help='UUID of the port.')
+        _add_fields_argument(
+            parser, 'One or more port fields. Only these fields are '
+                    'fetched from the server.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        fields = utils.flatten(parsed_args.fields) or None
+        return utils.show(client.port_get(parsed_args.port, fields=fields))
+
+
+class SetPort(command.Command):
+    """Set properties of a port."""
+
+    log = logging.getLogger(__name__ + '.SetPort')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('port', metavar='<port>',
+                            help='UUID of the port.')
+        parser.add_argument('--address', metavar='<address>',
+                            help='Set the MAC address of the port.')
+        parser.add_argument('--node', dest='node_uuid', metavar='<uuid>',
+                            help='Move the port to this node (UUID).')
+        _add_port_arguments(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        parsed_args.is_smartnic = _smartnic(parsed_args.is_smartnic)
+        patch = utils.set_patch(
+            parsed_args, ('address', 'node_uuid', 'physical_network',
+                          'pxe_enabled', 'is_smartnic'),
+            {'extra': 'extra',
+             'local_link_connection': 'local_link_connection'})
+        utils.send_patch(self.log, client.port_update, parsed_args.port,
+                         patch)
+
+
+class UnsetPort(command.Command):
+    """Unset properties of a port."""
+
+    log = logging.getLogger(__name__ + '.UnsetPort')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('port', metavar='<port>',
+                            help='UUID of the port.')
+        parser.add_argument(
+            '--extra', metavar='<key>', action='append',
+            help='Extra to unset on the port (repeat option to unset '
+                 'multiple extras).')
+        parser.add_argument(
+            '--physical-network', action='store_true', default=False,
+            dest='physical_network',
+            help='Unset the physical network of the port.')
+        parser.add_argument(
+            '--local-link-connection', action='store_true', default=False,
+            dest='local_link_connection',
+            help='Unset the local link connection of the port.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        patch = utils.unset_patch(
+            parsed_args, ('physical_network', 'local_link_connection'),
+            {'extra': 'extra'})
+        utils.send_patch(self.log, client.port_update, parsed_args.port,
+                         patch, 'unset')
+
+
+class DeletePort(command.Command):
+    """Delete port(s)."""
+
+    log = logging.getLogger(__name__ + '.DeletePort')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('ports', metavar='<port>', nargs='+',
+                            help='UUID(s) of the port(s) to delete.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        utils.delete_each(self.app, 'port', parsed_args.ports,
+                          self.app.client_manager.pool.port_delete)
