@@ -2,10 +2,10 @@
 import os
 import threading
 
-from cheroot import wsgi
 from oslo_log import log
 
 from pool_api import app
+from pool_api import cheroot_server
 from pool_conductor.cmd import common
 from pool_conductor.conf import CONF
 from pool_conductor.db import migration
@@ -31,9 +31,7 @@ def main() -> None:
             CONF.database.connection[len('sqlite:///'):]) or '.',
             exist_ok=True)
     migration.upgrade()
-    server = wsgi.Server((CONF.api.host_ip, CONF.api.port),
-                         app.create_app(), numthreads=CONF.api.threads,
-                         server_name='pool-server')
+    server = cheroot_server.make_server(app.create_app())
     # Bind first: a port in use stops the start before anything runs.
     server.prepare()
     conductor = service.ConductorService()
