@@ -1,4 +1,5 @@
 """gunicorn's threaded worker, answering its own errors in Ironic's shape."""
+import errno
 import ssl
 
 from gunicorn.http import errors as http_errors
@@ -34,17 +35,31 @@ def status_of(exc: BaseException) -> int:
     return 500
 
 
-class ThreadWorker(gthread.ThreadWorker):
-    """gthread's worker: errors in Ironic's shape, a bounded body read."""
+class _Connection(gthread.TConn):
 
-    def handle_request(self, req, conn):
-        # gunicorn reads bodies from a blocking socket: a client that
-        # stops sending one would hold this thread for ever.
-        conn.sock.settimeout(CONF.api.client_socket_timeout)
+    def init(self):
+        super().init()
+        # The request thread has just made the socket blocking: without a
+        # timeout, a client that stops sending its headers or body would
+        # hold the thread for ever.
+        self.sock.settimeout(CONF.api.client_socket_timeout)
+
+
+class ThreadWorker(gthread.ThreadWorker):
+    """gthread's worker: errors in Ironic's shape, bounded reads."""
+
+    def accept(self, listener):
+        # gthread's accept(), with the connection class above.
         try:
-            return super().handle_request(req, conn)
-        finally:
-            conn.sock.settimeout(None)
+            client_sock, client_addr = listener.accept()
+            self.nr_conns += 1
+            client_sock.setblocking(True)
+            self.enqueue_req(_Connection(self.cfg, client_sock, client_addr,
+                                         listener.getsockname()))
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED,
+                                 errno.EWOULDBLOCK):
+                raise
 
     def handle_error(self, req, client, addr, exc):
         status = status_of(exc)

@@ -74,10 +74,11 @@ opts = [
                  min=0.1,
                  help='Seconds the API waits for the next bytes of a '
                       'request it is reading (its headers or its body); '
-                      'a client silent for longer is answered 408 for '
-                      'headers and 400 for a body, and the connection is '
-                      'closed. pool-server also closes connections idle '
-                      'for this long between requests.'),
+                      'a body that stops arriving is answered 400 and the '
+                      'connection closed. pool-server also answers 408 to '
+                      'a client that has not sent its request line and '
+                      'headers this long after their first byte, and '
+                      'closes connections idle for this long.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links of responses. '
                     'Defaults to the URL of the incoming request.'),

@@ -4,6 +4,7 @@ answered within seconds, and stores nothing."""
 import http.client
 import json
 import re
+import select
 import socket
 import time
 
@@ -234,6 +235,9 @@ class HostileInputMixin:
 
 
 class PoolServerHostileInputTestCase(HostileInputMixin, testtools.TestCase):
+    # More slow clients than pool-server has request threads ([api]
+    # threads, 16).
+    SLOW_CLIENTS = 40
 
     @classmethod
     def setUpClass(cls):
@@ -251,6 +255,47 @@ class PoolServerHostileInputTestCase(HostileInputMixin, testtools.TestCase):
     def tearDownClass(cls):
         cls.server.cleanUp()
         super().tearDownClass()
+
+    def test_slow_clients_do_not_hold_the_server(self):
+        slow = []
+        try:
+            for _ in range(self.SLOW_CLIENTS):
+                sock = socket.create_connection(('127.0.0.1', self.port))
+                slow.append(sock)
+                sock.sendall(b'GET /v1/no')
+            # Each request thread would have taken one by now.
+            time.sleep(0.5)
+            status, _, body, seconds = self.send(_request_line('GET', '/v1'))
+            self.assertEqual(200, status, body)
+            # A request thread per slow client would keep this one waiting
+            # for their timeout.
+            self.assertLess(seconds, 1)
+        finally:
+            for sock in slow:
+                sock.close()
+
+    def test_a_trickling_client_is_408_within_the_socket_timeout(self):
+        sock = socket.create_connection(('127.0.0.1', self.port),
+                                        timeout=PROMPT)
+        self.addCleanup(sock.close)
+        start = time.monotonic()
+        # A byte every 0.2 s: each read gets its next byte in time.
+        for byte in b'GET /v1/nodes HTTP/1.1\r\nX-Slow: ' + b'a' * 100:
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                break
+            # Stop sending once the answer is there.
+            if select.select([sock], [], [], 0.2)[0]:
+                break
+            if time.monotonic() - start > CLIENT_SOCKET_TIMEOUT + PROMPT:
+                break
+        resp = http.client.HTTPResponse(sock)
+        resp.begin()
+        self.assertEqual(408, resp.status)
+        self.assertEqual('application/json', resp.headers['Content-Type'])
+        self.assertLess(time.monotonic() - start,
+                        CLIENT_SOCKET_TIMEOUT + 1)
 
 
 class _ClusterMixin(HostileInputMixin):
