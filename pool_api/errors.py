@@ -39,6 +39,17 @@ def wsgi_error(start_response, status: int, message: str,
     return [body]
 
 
+def raw_error_response(status: int, message: str) -> bytes:
+    """A whole HTTP/1.1 error response in Ironic's shape, for the errors a
+    WSGI server answers itself (the request never reached the
+    application); the server closes the connection after it."""
+    body = error_body(status, message).encode()
+    head = ('HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n'
+            'Content-Length: %d\r\nConnection: close\r\n\r\n'
+            % (status, http.HTTPStatus(status).phrase, len(body)))
+    return head.encode('ascii') + body
+
+
 def _pool_error(exc: exception.PoolException):
     if exc.code >= 500:
         LOG.warning('Request %s %s failed: %s', flask.request.method,

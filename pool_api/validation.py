@@ -8,6 +8,7 @@ import flask
 import jsonpatch
 import jsonpointer
 import jsonschema
+from webob import exc as webob_exc
 
 from pool_conductor.db import api as db_api
 from pool_conductor import exception
@@ -124,19 +125,32 @@ def parse_json(data: bytes):
     return document
 
 
+def body() -> bytes:
+    """The body of the request, read once.
+
+    :raises: Invalid when the body cannot be read: the client stopped
+        sending it ([api] client_socket_timeout) or its chunked encoding
+        is malformed
+    """
+    try:
+        return flask.request.get_data(cache=True)
+    except webob_exc.HTTPException:
+        # oslo.middleware's body size limit: its own answer, 413.
+        raise
+    except Exception as exc:
+        # Each WSGI server raises its own errors for a body that does not
+        # arrive as announced (gunicorn's are not OSError or ValueError).
+        raise exception.Invalid('The request body could not be read: %s'
+                                % (exc or type(exc).__name__)) from None
+
+
 def json_body():
     """The decoded JSON body of the request, checked by parse_json().
 
-    :raises: Invalid when the body is missing, cannot be read (a
-        malformed chunked encoding), is not JSON or holds what
-        check_document() refuses
+    :raises: Invalid when the body is missing, cannot be read (see
+        body()), is not JSON or holds what check_document() refuses
     """
-    try:
-        data = flask.request.get_data(cache=True)
-    except (OSError, ValueError) as exc:
-        # The WSGI servers raise these for a malformed chunked body.
-        raise exception.Invalid('The request body could not be read: %s'
-                                % exc) from None
+    data = body()
     if not data:
         raise exception.Invalid('The request has no body; a JSON document '
                                 'is expected.')

@@ -51,7 +51,7 @@ def main() -> None:
     Server({
         'bind': bind_address(CONF.api.host_ip, CONF.api.port),
         'workers': CONF.api.workers,
-        'worker_class': 'gthread',
+        'worker_class': 'pool_api.gunicorn_worker.ThreadWorker',
         'threads': CONF.api.threads,
         'timeout': 60,
         # Idle client connections stay open longer than the idle timeout
@@ -61,6 +61,9 @@ def main() -> None:
         'keepalive': 75,
         'graceful_timeout': 20,
         'proc_name': 'pool-api',
+        'limit_request_line': CONF.api.max_request_line,
+        'limit_request_fields': CONF.api.max_header_fields,
+        'limit_request_field_size': CONF.api.max_header_field_size,
         'accesslog': None,
         'errorlog': '-',
     }).run()

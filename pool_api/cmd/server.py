@@ -3,10 +3,10 @@ import os
 import sys
 import threading
 
-from cheroot import wsgi
 from oslo_log import log
 
 from pool_api import app
+from pool_api import cheroot_server
 from pool_api.cmd import listen
 from pool_conductor.cmd import common
 from pool_conductor.conf import CONF
@@ -42,9 +42,7 @@ def main() -> None:
     # Bind first: a port in use stops the start before anything runs. The
     # application is set once the database is ready.
     listen.exit_unless_free('pool-server')
-    server = wsgi.Server((CONF.api.host_ip, CONF.api.port), None,
-                         numthreads=CONF.api.threads,
-                         server_name='pool-server')
+    server = cheroot_server.make_server(None)
     try:
         server.prepare()
     except OSError as exc:

@@ -571,7 +571,7 @@ def set_provision_state(node_ident):
 def set_maintenance(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:set_maintenance')
     reason = flask.request.args.get('reason')
-    if flask.request.get_data(cache=True).strip():
+    if validation.body().strip():
         body = validation.json_body()
         validation.validate(schema.MAINTENANCE, body)
         reason = body.get('reason', reason)

@@ -29,7 +29,7 @@ def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
     """
     project = policy.project_scope('pool:pool:action_all')
     body = (validation.json_body()
-            if flask.request.get_data(cache=True).strip() else {})
+            if validation.body().strip() else {})
     validation.validate(schema.ACTION, body)
     if selects_machines and not (body.get('machine_list')
                                  or body.get('all_machines')):

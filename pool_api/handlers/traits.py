@@ -46,7 +46,7 @@ def set_traits(node_ident):
 
 def add_trait(node_ident, trait):
     node = _node(node_ident, 'baremetal:node:traits:set')
-    if flask.request.get_data(cache=True).strip():
+    if validation.body().strip():
         if validation.json_body():
             raise exception.Invalid(
                 'A single node trait may be added via PUT '

@@ -50,6 +50,35 @@ opts = [
                       'request then answers 400. 0 sets no limit. SQLite '
                       'has no statement time limit; its regular '
                       'expressions run with RE2, in linear time.'),
+    cfg.IntOpt('max_request_line',
+               default=8190,
+               min=64,
+               max=8190,
+               help='The longest request line (method, path with its '
+                    'query string, protocol) the API reads, in bytes; a '
+                    'longer one is refused with 414. 8190 at most (the '
+                    'largest gunicorn reads).'),
+    cfg.IntOpt('max_header_fields',
+               default=100,
+               min=1,
+               max=32768,
+               help='The largest number of header fields a request may '
+                    'have; more is refused with 431.'),
+    cfg.IntOpt('max_header_field_size',
+               default=8190,
+               min=64,
+               help='The longest header field (name and value) the API '
+                    'reads, in bytes; a longer one is refused with 431.'),
+    cfg.FloatOpt('client_socket_timeout',
+                 default=10.0,
+                 min=0.1,
+                 help='Seconds the API waits for the next bytes of a '
+                      'request it is reading (its headers or its body); '
+                      'a body that stops arriving is answered 400 and the '
+                      'connection closed. pool-server also answers 408 to '
+                      'a client that has not sent its request line and '
+                      'headers this long after their first byte, and '
+                      'closes connections idle for this long.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links of responses. '
                     'Defaults to the URL of the incoming request.'),

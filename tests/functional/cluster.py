@@ -315,12 +315,15 @@ class PoolServer(fixtures.Fixture):
     """A pool-server process on a free port, its SQLite in a temp dir.
 
     ``url`` is its root URL; ``log()`` returns what it logged.
-    ``options`` are more lines of its [DEFAULT] section.
+    ``options`` are more lines of its [DEFAULT] section, ``api_options``
+    more options of its [api] section.
     """
 
-    def __init__(self, options: str = ''):
+    def __init__(self, options: str = '',
+                 api_options: dict | None = None):
         super().__init__()
         self.options = options
+        self.api_options = dict(api_options or {})
 
     def _setUp(self):
         self.dir = self.useFixture(fixtures.TempDir()).path
@@ -329,9 +332,11 @@ class PoolServer(fixtures.Fixture):
         conf = os.path.join(self.dir, 'pool.conf')
         with open(conf, 'w') as f:
             f.write('[DEFAULT]\nhost = pool-server-test\nstate_path = %s\n'
-                    'log_file = %s\n%s\n[api]\nport = %d\n'
+                    'log_file = %s\n%s\n[api]\nport = %d\n%s'
                     % (self.dir, os.path.join(self.dir, 'pool.log'),
-                       self.options, self.port))
+                       self.options, self.port,
+                       ''.join('%s = %s\n' % item
+                               for item in self.api_options.items())))
         self.proc = subprocess.Popen(
             _python_main('pool_api.cmd.server', 'pool-server')
             + ['--config-file', conf],

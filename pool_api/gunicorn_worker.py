@@ -1,0 +1,80 @@
+"""gunicorn's threaded worker, answering its own errors in Ironic's shape."""
+import errno
+import ssl
+
+from gunicorn.http import errors as http_errors
+from gunicorn import util
+from gunicorn.workers import gthread
+
+from pool_api import errors
+from pool_conductor.conf import CONF
+
+# The status of the requests gunicorn refuses, where it is not 400.
+_STATUS = (
+    (http_errors.LimitRequestLine, 414),
+    (http_errors.LimitRequestHeaders, 431),
+    (http_errors.ExpectationFailed, 417),
+    (http_errors.ForbiddenProxyRequest, 403),
+    (http_errors.UnsupportedTransferCoding, 501),
+)
+# Errors of the server or the application, not of the request.
+_SERVER_ERRORS = (http_errors.ConfigurationProblem,
+                  http_errors.InvalidResponseHeader,
+                  http_errors.InvalidResponseHeaderName)
+
+
+def status_of(exc: BaseException) -> int:
+    """The HTTP status of an error gunicorn hands to handle_error()."""
+    if isinstance(exc, _SERVER_ERRORS):
+        return 500
+    for error, status in _STATUS:
+        if isinstance(exc, error):
+            return status
+    if isinstance(exc, (http_errors.ParseException, ssl.SSLError)):
+        return 400
+    return 500
+
+
+class _Connection(gthread.TConn):
+
+    def init(self):
+        super().init()
+        # The request thread has just made the socket blocking: without a
+        # timeout, a client that stops sending its headers or body would
+        # hold the thread for ever.
+        self.sock.settimeout(CONF.api.client_socket_timeout)
+
+
+class ThreadWorker(gthread.ThreadWorker):
+    """gthread's worker: errors in Ironic's shape, bounded reads."""
+
+    def accept(self, listener):
+        # gthread's accept(), with the connection class above.
+        try:
+            client_sock, client_addr = listener.accept()
+            self.nr_conns += 1
+            client_sock.setblocking(True)
+            self.enqueue_req(_Connection(self.cfg, client_sock, client_addr,
+                                         listener.getsockname()))
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED,
+                                 errno.EWOULDBLOCK):
+                raise
+
+    def handle_error(self, req, client, addr, exc):
+        status = status_of(exc)
+        if status < 500:
+            message = str(exc)
+            self.log.warning('Invalid request from %s: %s',
+                             (addr or ('',))[0], message)
+        else:
+            self.log.exception('Error handling request %s %s',
+                               getattr(req, 'method', ''),
+                               getattr(req, 'uri', ''))
+            message = ('An unexpected error occurred. The server log has '
+                       'the details.')
+        try:
+            util.write_nonblock(client,
+                                errors.raw_error_response(status, message))
+        except Exception:
+            self.log.debug('Failed to send error message.')

@@ -1,0 +1,335 @@
+"""Hostile requests against live servers: pool-server on SQLite, pool-api
+on PostgreSQL and on MariaDB. Each is a 4xx in the API's error shape,
+answered within seconds, and stores nothing."""
+import http.client
+import json
+import re
+import select
+import socket
+import time
+
+import testtools
+
+from pool_api import routes
+from tests.functional import cluster
+from tests.functional import db_fixtures
+
+VERSION = b'X-OpenStack-Ironic-API-Version: 1.60\r\n'
+# Every answer comes within this many seconds; a body that stops
+# arriving within [api] client_socket_timeout more.
+PROMPT = 5
+CLIENT_SOCKET_TIMEOUT = 2
+API_OPTIONS = {'client_socket_timeout': CLIENT_SOCKET_TIMEOUT}
+NODE = 'n1'
+# Catastrophic for a backtracking engine: ^x(a+)+$ against x and 30 a's
+# followed by a b.
+SLOW_NAME = 'x' + 'a' * 30 + 'b'
+# Values of the path parameters: resources the setup creates, so that a
+# request reaches its body.
+PATH_VALUES = {'node_ident': NODE, 'pool_name': 'p1', 'trait': 'CUSTOM_T',
+               'allocation_ident': 'a1', 'profile_name': 'pr1',
+               'workflow_name': 'w1', 'hostname': 'h1'}
+
+BODIES = {
+    'malformed': b'{"name": ',
+    'deep nesting': b'[' * 1000 + b']' * 1000,
+    'deep objects': b'{"a": ' * 1000 + b'1' + b'}' * 1000,
+    'NaN': b'{"name": NaN}',
+    'Infinity': b'{"name": -Infinity}',
+    'NUL': b'{"name": "a\\u0000b"}',
+    'lone surrogate': b'{"name": "\\ud800"}',
+    'huge number': b'{"name": 18446744073709551616}',
+    'negative huge number': b'{"name": -18446744073709551616}',
+    'huge float': b'{"name": 1e400}',
+}
+
+# Refused on every list endpoint.
+LIST_QUERIES = {
+    '1000 filters': '&'.join('f%d=1' % i for i in range(1000)),
+    'NUL': 'limit=%00',
+    'NUL in a name': 'a%00b=1',
+}
+# Refused where the route takes the parameter.
+PARAMETER_QUERIES = {
+    'limit': 'limit=-1',
+    'sort_dir': 'sort_dir=sideways',
+    'sort_key': 'sort_key=no_such_key',
+    'fields': 'fields=no_such_field',
+    'marker': 'marker=%00',
+}
+NODE_QUERIES = {
+    'huge repetition': 'name=Re(a{4294967296})',
+    'malformed pattern': 'name=Re(()',
+    'backreference': 'name=Re((a)%5C1)',
+    'huge number': 'k=Gt(18446744073709551616)',
+    'negative huge number': 'k=Lt(-18446744073709551616)',
+}
+
+
+def _request_line(method: str, path: str, headers: bytes = b'',
+                  body: bytes | None = None,
+                  version: bytes = VERSION) -> bytes:
+    head = ('%s %s HTTP/1.1\r\nHost: pool\r\n' % (method, path)).encode()
+    head += version + headers
+    if body is not None:
+        head += (b'Content-Type: application/json\r\n'
+                 b'Content-Length: %d\r\n' % len(body))
+    return head + b'\r\n' + (body or b'')
+
+
+def _routes_with_bodies():
+    for route in routes.ROUTES:
+        if route.doc.body:
+            path = re.sub(r'<(\w+)>', lambda m: PATH_VALUES[m.group(1)],
+                          route.rule)
+            yield route.method, path
+
+
+def _list_queries():
+    """(path, name, query) of every list endpoint's refused queries."""
+    for route in routes.ROUTES:
+        if (route.method == 'GET' and '<' not in route.rule
+                and (route.doc.response or '').endswith('List')):
+            for name, query in LIST_QUERIES.items():
+                yield route.rule, name, query
+            for param in route.doc.query:
+                yield route.rule, param, PARAMETER_QUERIES[param]
+
+
+class HostileInputMixin:
+    """The table of hostile requests; subclasses start the server."""
+
+    port: int
+
+    @classmethod
+    def call(cls, method: str, path: str, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        return cls.send(_request_line(method, path, body=data))
+
+    @classmethod
+    def send(cls, data: bytes, keep_open: bool = False):
+        """(status, headers, body, seconds) of a raw request."""
+        start = time.monotonic()
+        sock = socket.create_connection(('127.0.0.1', cls.port),
+                                        timeout=PROMPT + CLIENT_SOCKET_TIMEOUT)
+        try:
+            sock.sendall(data)
+            if not keep_open:
+                sock.shutdown(socket.SHUT_WR)
+            resp = http.client.HTTPResponse(sock)
+            resp.begin()
+            body = resp.read()
+            return (resp.status, resp.headers, body,
+                    time.monotonic() - start)
+        finally:
+            sock.close()
+
+    @classmethod
+    def create_data(cls) -> None:
+        for body in ({'driver': 'fake-hardware', 'name': NODE},
+                     {'driver': 'fake-hardware', 'name': SLOW_NAME}):
+            status, _, text, _ = cls.call('POST', '/v1/nodes', body)
+            assert status == 201, text
+        status, _, text, _ = cls.call('POST', '/v1/pools', {'name': 'p1'})
+        assert status == 201, text
+
+    def snapshot(self) -> list:
+        """What a request could have stored."""
+        state = []
+        for path in ('/v1/nodes/detail', '/v1/nodes/%s/params' % NODE,
+                     '/v1/nodes/%s/traits' % NODE, '/v1/pools',
+                     '/v1/profiles', '/v1/workflows', '/v1/allocations'):
+            status, _, body, _ = self.call('GET', path)
+            self.assertEqual(200, status, (path, body))
+            state.append(json.loads(body))
+        return state
+
+    def assertRefused(self, answer, what, statuses=range(400, 500)):
+        status, headers, body, seconds = answer
+        self.assertIn(status, statuses, (what, body))
+        self.assertLess(seconds, PROMPT + CLIENT_SOCKET_TIMEOUT, what)
+        self.assertEqual('application/json', headers['Content-Type'], what)
+        fault = json.loads(json.loads(body)['error_message'])
+        self.assertEqual('Client', fault['faultcode'], what)
+        self.assertTrue(fault['faultstring'], what)
+
+    def test_hostile_bodies_are_refused_and_store_nothing(self):
+        before = self.snapshot()
+        tried = 0
+        for method, path in _routes_with_bodies():
+            for name, body in BODIES.items():
+                what = '%s %s: %s' % (method, path, name)
+                self.assertRefused(self.send(_request_line(
+                    method, path, body=body)), what)
+                tried += 1
+        self.assertGreater(tried, 100)
+        self.assertEqual(before, self.snapshot())
+
+    def test_hostile_queries_are_refused(self):
+        for path, name, query in _list_queries():
+            self.assertRefused(
+                self.send(_request_line('GET', path + '?' + query)),
+                '%s: %s' % (path, name))
+        for name, query in NODE_QUERIES.items():
+            self.assertRefused(
+                self.send(_request_line('GET', '/v1/nodes?' + query)), name)
+
+    def test_catastrophic_pattern_answers_promptly(self):
+        status, _, body, seconds = self.send(_request_line(
+            'GET', '/v1/nodes?name=Re(%5Ex(a%2B)%2B%24)'))
+        self.assertEqual(200, status, body)
+        self.assertEqual([], json.loads(body)['nodes'])
+        self.assertLess(seconds, PROMPT)
+
+    def test_hostile_headers_are_refused(self):
+        body = b'{"driver": "fake-hardware", "name": "hdr"}'
+        post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION
+                + b'Content-Type: application/json\r\n')
+        cases = {
+            'huge request line': (
+                _request_line('GET', '/v1/nodes?name=' + 'a' * 9000),
+                (414,)),
+            'huge header': (_request_line(
+                'GET', '/v1/nodes', b'X-Big: ' + b'a' * 9000 + b'\r\n'),
+                (431,)),
+            'too many headers': (_request_line('GET', '/v1/nodes', b''.join(
+                b'X-H%d: v\r\n' % i for i in range(150))), (431,)),
+            'bad version header': (_request_line(
+                'GET', '/v1/nodes', version=b'X-OpenStack-Ironic-API-'
+                b'Version: latest-ish\r\n'), (400,)),
+            'unsupported version': (_request_line(
+                'GET', '/v1/nodes', version=b'X-OpenStack-Ironic-API-'
+                b'Version: 9.99\r\n'), (406,)),
+            'negative Content-Length': (
+                post + b'Content-Length: -5\r\n\r\n' + body, (400,)),
+            'malformed Content-Length': (
+                post + b'Content-Length: 1x\r\n\r\n' + body, (400,)),
+            'malformed chunk size': (
+                post + b'Transfer-Encoding: chunked\r\n\r\nZZ\r\n'
+                + body + b'\r\n0\r\n\r\n', (400,)),
+            'malformed request line': (b'GARBAGE\r\n\r\n', (400,)),
+            'lowercase method': (_request_line('get', '/v1/nodes'), (400,)),
+            'path without a slash': (_request_line('GET', 'v1/nodes'),
+                                     (400,)),
+            'header without a colon': (_request_line(
+                'GET', '/v1/nodes', b'NoColon\r\n'), (400,)),
+        }
+        before = self.snapshot()
+        for name, (data, statuses) in cases.items():
+            self.assertRefused(self.send(data), name, statuses)
+        self.assertEqual(before, self.snapshot())
+
+    def test_truncated_bodies_are_400_within_the_socket_timeout(self):
+        post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION
+                + b'Content-Type: application/json\r\n')
+        before = self.snapshot()
+        for name, data in {
+                'truncated chunk': post + b'Transfer-Encoding: chunked'
+                                          b'\r\n\r\n40\r\n{"driver": ',
+                'short body': post + b'Content-Length: 100\r\n\r\n'
+                                     b'{"driver": '}.items():
+            answer = self.send(data, keep_open=True)
+            self.assertRefused(answer, name, (400,))
+            self.assertGreater(answer[3], CLIENT_SOCKET_TIMEOUT / 2, name)
+        self.assertEqual(before, self.snapshot())
+
+
+class PoolServerHostileInputTestCase(HostileInputMixin, testtools.TestCase):
+    # More slow clients than pool-server has request threads ([api]
+    # threads, 16).
+    SLOW_CLIENTS = 40
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.server = cluster.PoolServer(api_options=API_OPTIONS)
+        cls.server.setUp()
+        cls.port = cls.server.port
+        try:
+            cls.create_data()
+        except BaseException:
+            cls.server.cleanUp()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanUp()
+        super().tearDownClass()
+
+    def test_slow_clients_do_not_hold_the_server(self):
+        slow = []
+        try:
+            for _ in range(self.SLOW_CLIENTS):
+                sock = socket.create_connection(('127.0.0.1', self.port))
+                slow.append(sock)
+                sock.sendall(b'GET /v1/no')
+            # Each request thread would have taken one by now.
+            time.sleep(0.5)
+            status, _, body, seconds = self.send(_request_line('GET', '/v1'))
+            self.assertEqual(200, status, body)
+            # A request thread per slow client would keep this one waiting
+            # for their timeout.
+            self.assertLess(seconds, 1)
+        finally:
+            for sock in slow:
+                sock.close()
+
+    def test_a_trickling_client_is_408_within_the_socket_timeout(self):
+        sock = socket.create_connection(('127.0.0.1', self.port),
+                                        timeout=PROMPT)
+        self.addCleanup(sock.close)
+        start = time.monotonic()
+        # A byte every 0.2 s: each read gets its next byte in time.
+        for byte in b'GET /v1/nodes HTTP/1.1\r\nX-Slow: ' + b'a' * 100:
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                break
+            # Stop sending once the answer is there.
+            if select.select([sock], [], [], 0.2)[0]:
+                break
+            if time.monotonic() - start > CLIENT_SOCKET_TIMEOUT + PROMPT:
+                break
+        resp = http.client.HTTPResponse(sock)
+        resp.begin()
+        self.assertEqual(408, resp.status)
+        self.assertEqual('application/json', resp.headers['Content-Type'])
+        self.assertLess(time.monotonic() - start,
+                        CLIENT_SOCKET_TIMEOUT + 1)
+
+
+class _ClusterMixin(HostileInputMixin):
+    BACKEND: str
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.database = cluster.Database(cls.BACKEND)
+        try:
+            cls.database.setUp()
+        except Exception as exc:
+            raise db_fixtures.backend_unavailable(
+                '%s: %s' % (cls.BACKEND, exc)) from exc
+        try:
+            cls.cluster = cluster.Cluster(cls.database.url, conductors=1,
+                                          api_options=API_OPTIONS)
+            cls.cluster.setUp()
+            cls.port = cls.cluster.port
+            cls.create_data()
+        except BaseException:
+            cls.database.cleanUp()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.cleanUp()
+        cls.database.cleanUp()
+        super().tearDownClass()
+
+
+class PostgreSQLHostileInputTestCase(_ClusterMixin, testtools.TestCase):
+    BACKEND = 'postgresql'
+
+
+class MySQLHostileInputTestCase(_ClusterMixin, testtools.TestCase):
+    BACKEND = 'mysql'
