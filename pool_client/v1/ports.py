@@ -4,6 +4,7 @@ import logging
 from osc_lib.command import command
 from osc_lib import exceptions
 from oslo_utils import strutils
+from oslo_utils import uuidutils
 
 from pool_client import utils
 
@@ -57,6 +58,14 @@ def _smartnic(value):
             'Expected a boolean for --is-smartnic, got %s' % value) from None
 
 
+def _node_uuid(client, node: str) -> str:
+    """The UUID of a node named by name or UUID (the port API takes
+    UUIDs only, as Ironic's)."""
+    if uuidutils.is_uuid_like(node):
+        return node
+    return client.node_get(node, fields=['uuid'])['uuid']
+
+
 class CreatePort(command.ShowOne):
     """Create a port of a node."""
 
@@ -66,8 +75,9 @@ class CreatePort(command.ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument('address', metavar='<address>',
                             help='MAC address of the port.')
-        parser.add_argument('--node', dest='node_uuid', metavar='<uuid>',
-                            required=True, help='UUID of the node.')
+        parser.add_argument('--node', dest='node_uuid', metavar='<node>',
+                            required=True,
+                            help='Name or UUID of the node.')
         parser.add_argument('--uuid', metavar='<uuid>',
                             help='UUID of the port.')
         _add_port_arguments(parser)
@@ -76,6 +86,7 @@ class CreatePort(command.ShowOne):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
+        parsed_args.node_uuid = _node_uuid(client, parsed_args.node_uuid)
         fields = {k: getattr(parsed_args, k)
                   for k in ('address', 'node_uuid', 'uuid',
                             'physical_network', 'pxe_enabled')
@@ -178,8 +189,9 @@ class SetPort(command.Command):
                             help='UUID of the port.')
         parser.add_argument('--address', metavar='<address>',
                             help='Set the MAC address of the port.')
-        parser.add_argument('--node', dest='node_uuid', metavar='<uuid>',
-                            help='Move the port to this node (UUID).')
+        parser.add_argument('--node', dest='node_uuid', metavar='<node>',
+                            help='Move the port to this node (name or '
+                                 'UUID).')
         _add_port_arguments(parser)
         return parser
 
@@ -187,6 +199,8 @@ class SetPort(command.Command):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
         parsed_args.is_smartnic = _smartnic(parsed_args.is_smartnic)
+        if parsed_args.node_uuid:
+            parsed_args.node_uuid = _node_uuid(client, parsed_args.node_uuid)
         patch = utils.set_patch(
             parsed_args, ('address', 'node_uuid', 'physical_network',
                           'pxe_enabled', 'is_smartnic'),

@@ -53,6 +53,16 @@ class TestCreatePort(base.TestCommand):
         self.client.port_create.assert_called_once_with(
             address='52:54:00:12:34:56', node_uuid=base.NODE_UUID)
 
+    def test_create_with_a_node_name(self):
+        self.client.node_get.return_value = {'uuid': base.NODE_UUID}
+        args = self.check_parser(self.cmd, ['52:54:00:12:34:56', '--node',
+                                            'node-3'], [])
+        self.cmd.take_action(args)
+        self.client.node_get.assert_called_once_with('node-3',
+                                                     fields=['uuid'])
+        self.client.port_create.assert_called_once_with(
+            address='52:54:00:12:34:56', node_uuid=base.NODE_UUID)
+
     def test_create_needs_node_and_address(self):
         self.assertParserFails(self.cmd, ['52:54:00:12:34:56'])
         self.assertParserFails(self.cmd, ['--node', base.NODE_UUID])
@@ -118,6 +128,7 @@ class TestShowSetUnsetDeletePort(base.TestCommand):
 
     def test_set(self):
         cmd = ports.SetPort(self.app, None)
+        self.client.node_get.return_value = {'uuid': base.NODE_UUID}
         args = self.check_parser(cmd, [
             PORT_UUID, '--address', '52:54:00:00:00:01', '--node', 'n2',
             '--extra', 'a=1', '--pxe-enabled',
@@ -125,7 +136,7 @@ class TestShowSetUnsetDeletePort(base.TestCommand):
         cmd.take_action(args)
         self.client.port_update.assert_called_once_with(PORT_UUID, [
             {'op': 'add', 'path': '/address', 'value': '52:54:00:00:00:01'},
-            {'op': 'add', 'path': '/node_uuid', 'value': 'n2'},
+            {'op': 'add', 'path': '/node_uuid', 'value': base.NODE_UUID},
             {'op': 'add', 'path': '/pxe_enabled', 'value': True},
             {'op': 'add', 'path': '/extra/a', 'value': 1},
             {'op': 'add', 'path': '/local_link_connection/switch_id',
