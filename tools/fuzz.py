@@ -3,15 +3,15 @@
 Starts a pool-server on a free port with a temporary SQLite state
 directory, seeds a few nodes and allocations, and runs schemathesis with
 a fixed seed and a bounded number of examples: with valid requests
-(positive, the default), or with requests each made invalid in one part
-(negative: path, query, header or body), which must be refused with a 4xx
-error in the document's shape, or both. Prints the operations each run
+(positive), and with requests each made invalid in one part (negative:
+path, query, version header or body), which must be refused with a 4xx
+error in the document's shape. Prints the operations each run
 covered. Exits non-zero when schemathesis finds a server error, a
 response that does not match the document, invalid input accepted, or an
 operation it could not generate requests for.
 
-Usage: tools/fuzz.py [--max-examples N] [--seed N]
-                     [--mode positive|negative|all]
+Usage: tools/fuzz.py [--max-examples N] [--negative-max-examples N]
+                     [--seed N] [--mode positive|negative|all]
 """
 import argparse
 import json
@@ -92,7 +92,9 @@ def _run(server_url: str, mode: str, args, report: str) -> int:
         '--base-url', server_url,
         '--data-generation-method', mode,
         '--checks', ','.join(CHECKS[mode]),
-        '--hypothesis-max-examples', str(args.max_examples),
+        '--hypothesis-max-examples', str(
+            args.max_examples if mode == 'positive'
+            else args.negative_max_examples),
         '--hypothesis-seed', str(args.seed),
         '--hypothesis-derandomize',
         '--hypothesis-suppress-health-check', 'all',
@@ -112,10 +114,36 @@ def _run(server_url: str, mode: str, args, report: str) -> int:
         # The version header is generated: tools/fuzz_hooks.py keeps the
         # invalid ones and makes the others the newest version.
         env['SCHEMATHESIS_HOOKS'] = 'fuzz_hooks'
+        # The server runs without authentication: a token is no input.
+        command += ['--generation-with-security-parameters', 'false']
         env['PYTHONPATH'] = os.pathsep.join(
             [os.path.dirname(os.path.abspath(__file__)), ROOT,
              env.get('PYTHONPATH', '')])
     return subprocess.call(command, env=env)
+
+
+# Operations schemathesis 3.39 cannot make invalid requests for, and why.
+# The negative run fails when another operation is not covered, and says
+# when one of these is.
+NEGATIVE_UNCOVERED = {
+    # A host is free text: only a length over 255 is invalid, and such
+    # random strings nearly always hold a "/", "{" or "}", which
+    # schemathesis leaves out of paths.
+    'GET /v1/conductors/{hostname}':
+        'an invalid host name would need a "/"',
+    # Negating the JSON Patch items ("value": any JSON) gives schemathesis
+    # a list of elements from an empty strategy.
+    'PATCH /v1/nodes/{node_ident}': 'JSON Patch body',
+    'PATCH /v1/nodes/{node_ident}/params': 'JSON Patch body',
+    'PATCH /v1/allocations/{allocation_ident}': 'JSON Patch body',
+    'PATCH /v1/pools/{pool_name}': 'JSON Patch body',
+    'PATCH /v1/profiles/{profile_name}': 'JSON Patch body',
+    'PATCH /v1/workflows/{workflow_name}': 'JSON Patch body',
+    # schemathesis finds no invalid request it can make; why is not
+    # known yet.
+    'PUT /v1/nodes/{node_ident}/maintenance':
+        'schema error in schemathesis, cause not known',
+}
 
 
 def _coverage(mode: str, operations: dict[str, bool],
@@ -129,10 +157,17 @@ def _coverage(mode: str, operations: dict[str, bool],
     missing = []
     for name, takes_input in sorted(operations.items()):
         outcome = outcomes.get(name)
+        covered = outcome in ('passed', 'failure')
         # With no input there is nothing to make invalid.
-        if outcome == 'skipped' and mode == 'negative' and not takes_input:
+        if mode == 'negative' and not takes_input:
             continue
-        if outcome not in ('passed', 'failure'):
+        known = NEGATIVE_UNCOVERED.get(name) if mode == 'negative' else None
+        if known and not covered:
+            print('  not covered (known: %s): %s' % (known, name))
+        elif known:
+            print('  covered now, remove it from NEGATIVE_UNCOVERED: '
+                  + name)
+        elif not covered:
             missing.append('%s: %s' % (name, outcome or 'not run'))
     for line in missing:
         print('  not covered: ' + line)
@@ -142,10 +177,12 @@ def _coverage(mode: str, operations: dict[str, bool],
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--max-examples', type=int, default=10,
-                        help='examples per operation')
+                        help='examples per operation (positive run)')
+    parser.add_argument('--negative-max-examples', type=int, default=5,
+                        help='examples per operation (negative run)')
     parser.add_argument('--seed', type=int, default=20261123)
     parser.add_argument('--mode', choices=('positive', 'negative', 'all'),
-                        default='positive',
+                        default='all',
                         help='valid requests, invalid ones, or both runs')
     args = parser.parse_args()
     modes = ('positive', 'negative') if args.mode == 'all' else (args.mode,)
@@ -157,12 +194,18 @@ def main() -> int:
         for mode in modes:
             report = os.path.join(tmp, mode + '.xml')
             started = time.monotonic()
-            rc |= _run(server.url, mode, args, report)
+            st_rc = _run(server.url, mode, args, report)
             print('%s run: %.0f s' % (mode, time.monotonic() - started))
             if not os.path.exists(report):
                 rc |= 1
                 continue
-            if _coverage(mode, operations, _outcomes(report)):
+            outcomes = _outcomes(report)
+            if _coverage(mode, operations, outcomes):
+                rc |= 1
+            # schemathesis exits non-zero for the operations it could not
+            # generate for too: the known ones are not a failure.
+            if 'failure' in outcomes.values() or (
+                    st_rc != 0 and mode == 'positive'):
                 rc |= 1
         if rc != 0:
             print('pool-server log:\n' + server.log()[-20000:])

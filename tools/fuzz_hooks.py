@@ -33,3 +33,13 @@ def filter_query(context, query) -> bool:
         return True
     known = {parameter.name for parameter in context.operation.query}
     return set(query) <= known
+
+
+@schemathesis.hook
+def filter_headers(context, headers) -> bool:
+    """Only the documented headers are made invalid: a header the API
+    does not know is not invalid input."""
+    if not headers:
+        return True
+    known = {parameter.name.lower() for parameter in context.operation.headers}
+    return {name.lower() for name in headers} <= known
