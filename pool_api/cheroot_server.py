@@ -238,18 +238,25 @@ class Connection(server.HTTPConnection):
         return True
 
 
-def make_server(app) -> wsgi.Server:
-    """A cheroot server of the application on [api] host_ip and port."""
+def make_server() -> wsgi.Server:
+    """A cheroot server on [api] host_ip and port, without its application
+    yet (attach() gives it one), so that it can bind first."""
     wsgi_server = wsgi.Server(
-        (CONF.api.host_ip, CONF.api.port), app,
+        (CONF.api.host_ip, CONF.api.port), None,
         numthreads=CONF.api.threads, server_name='pool-server',
         timeout=CONF.api.client_socket_timeout,
         # cheroot's backlog of 5 leaves clients beyond it in SYN retries
         # for seconds; gunicorn's is 2048.
         request_queue_size=2048)
     wsgi_server.ConnectionClass = Connection
+    return wsgi_server
+
+
+def attach(wsgi_server: wsgi.Server, app) -> None:
+    """Serve app (pool_api.app.create_app(), which registers the
+    [oslo_middleware] options)."""
+    wsgi_server.wsgi_app = app
     # Above the application's own limit, which answers 413 itself; this
     # one bounds what cheroot reads of a body the application did not.
     wsgi_server.max_request_body_size = (
         2 * CONF.oslo_middleware.max_request_body_size)
-    return wsgi_server

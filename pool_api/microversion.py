@@ -55,7 +55,7 @@ def parse(headers) -> tuple[int, int]:
         the supported range.
     """
     value = _header_value(headers)
-    if value is None or not value.strip():
+    if value is None:
         return DEFAULT_VERSION
     value = value.strip()
     if value.lower() == 'latest':

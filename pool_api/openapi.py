@@ -114,9 +114,14 @@ def _headers() -> dict:
 
 
 def _path_parameter(name: str) -> dict:
-    schema = {'type': 'string', 'minLength': 1, 'pattern': '^[^/]+$'}
+    # Nodes, allocations, pools, profiles and workflows are named by a
+    # UUID or an Ironic logical name, within the bounds the API checks
+    # every path parameter against; a conductor's host is free text.
+    schema = {**common.IDENT, 'pattern': common.NAME['pattern']}
     if name == 'trait':
         schema = common.TRAIT
+    elif name == 'hostname':
+        schema = common.IDENT
     return {'name': name, 'in': 'path', 'required': True, 'schema': schema}
 
 

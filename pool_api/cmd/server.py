@@ -42,7 +42,7 @@ def main() -> None:
     # Bind first: a port in use stops the start before anything runs. The
     # application is set once the database is ready.
     listen.exit_unless_free('pool-server')
-    server = cheroot_server.make_server(None)
+    server = cheroot_server.make_server()
     try:
         server.prepare()
     except OSError as exc:
@@ -52,7 +52,7 @@ def main() -> None:
             CONF.database.connection[len('sqlite:///'):]) or '.',
             exist_ok=True)
     migration.upgrade()
-    server.wsgi_app = app.create_app()
+    cheroot_server.attach(server, app.create_app())
     conductor = service.ConductorService()
     conductor.start()
     LOG.info('pool-server serves the API on http://%s:%d ([DEFAULT] '

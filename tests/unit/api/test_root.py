@@ -137,6 +137,12 @@ class RootAPITestCase(base.APITestCase):
             self.assertError(400, resp, value)
             self.assertRangeHeaders(resp)
 
+    def test_blank_version_is_400(self):
+        for headers in ({VERSION: ''}, {VERSION: '  '}):
+            resp = self.unversioned('GET', '/v1/pools', headers)
+            self.assertError(400, resp, 'Invalid value for')
+            self.assertRangeHeaders(resp)
+
     def test_unknown_path_is_404(self):
         for path in ('/v2', '/v1/nowhere', '/v1/nodes/x/nowhere'):
             resp = self.get(path)

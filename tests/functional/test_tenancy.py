@@ -1,0 +1,188 @@
+"""Tenancy on PostgreSQL and MariaDB: what one project may see and change of
+another's nodes, through the in-process API."""
+import json
+from unittest import mock
+
+import fixtures
+from oslo_policy import opts as policy_opts
+
+from pool_api import app as pool_app
+from pool_conductor.conf import CONF
+from pool_conductor import context as pool_context
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
+from pool_conductor import rpcapi
+from tests.functional import db_fixtures
+
+PROJECT = 'project-a'
+OTHER = 'project-b'
+
+# The headers keystonemiddleware sets for each persona.
+PERSONAS = {
+    'system_admin': {'X-Roles': 'admin,member,reader',
+                     'OpenStack-System-Scope': 'all'},
+    'system_reader': {'X-Roles': 'reader', 'OpenStack-System-Scope': 'all'},
+    'project_admin': {'X-Roles': 'admin,member,reader',
+                      'X-Project-Id': PROJECT},
+    'project_reader': {'X-Roles': 'reader', 'X-Project-Id': PROJECT},
+    'other_admin': {'X-Roles': 'admin,member,reader', 'X-Project-Id': OTHER},
+}
+
+
+class TenancyMixin:
+
+    VERSION = {'X-OpenStack-Ironic-API-Version': '1.60'}
+
+    def setUp(self):
+        super().setUp()
+        # The identity comes from the headers, as behind auth_token.
+        self.useFixture(fixtures.MonkeyPatch(
+            'pool_api.auth.wrap', lambda app: app))
+        CONF([], project='pool', default_config_files=[],
+             default_config_dirs=[])
+        self.config(auth_strategy='keystone')
+        # An operator lets project admins run pool actions on the nodes
+        # of their project.
+        path = self.useFixture(fixtures.TempDir()).join('policy.yaml')
+        with open(path, 'w') as f:
+            json.dump({'pool:pool:action': 'role:admin',
+                       'pool:pool:get': 'role:admin'}, f)
+        policy_opts.set_defaults(CONF)
+        self.config(policy_file=path, group='oslo_policy')
+        self.app = pool_app.create_app()
+        alive = mock.patch.object(rpcapi.ConductorAPI, 'alive_conductors',
+                                  lambda _self, _ctx: ['test-host'])
+        alive.start()
+        self.addCleanup(alive.stop)
+        self.context = pool_context.get_admin_context()
+        pools_db.create(self.context, models.Pool, {'name': 'web'})
+        self.mine = self.create_node(owner=PROJECT, name='mine')
+        self.leased = self.create_node(owner=PROJECT, lessee=OTHER,
+                                       name='leased')
+        self.theirs = self.create_node(owner=OTHER, name='theirs')
+        self.create_node(owner=PROJECT, lessee='project-c', name='lent')
+
+    def create_node(self, **values):
+        values.update(driver='fake-hardware', resource_class='baremetal',
+                      provision_state='available', power_state='power off')
+        return nodes_db.create_node(self.context, values)
+
+    def call(self, persona: str, method: str, path: str, body=None):
+        """A request as a persona: (status, decoded body)."""
+        resp = self.app.test_client().open(
+            path, method=method, json=body,
+            headers={**self.VERSION, **PERSONAS[persona]})
+        return resp.status_code, resp.get_json()
+
+    def fault(self, answer: tuple, status: int) -> str:
+        """The message of an error answer of this status."""
+        self.assertEqual(status, answer[0], answer[1])
+        return json.loads(answer[1]['error_message'])['faultstring']
+
+    def act(self, persona: str, action: str, body: dict):
+        return self.call(persona, 'POST', '/v1/pools/web/' + action, body)
+
+    def node(self, node) -> dict:
+        status, body = self.call('system_admin', 'GET',
+                                 '/v1/nodes/' + node.uuid)
+        self.assertEqual(200, status, body)
+        return body
+
+    def test_pool_actions_of_another_project_do_not_find_its_node(self):
+        for action in ('addMachines', 'allocateMachines'):
+            mine, nothing = [
+                self.fault(self.act('other_admin', action,
+                                    {'machine_list': [name]}), 404)
+                for name in ('mine', 'nothing')]
+            self.assertEqual(nothing.replace('nothing', 'mine'), mine)
+        node = self.node(self.mine)
+        self.assertEqual(('default', False),
+                         (node['pool'], node['pool_allocated']))
+
+    def test_all_machines_are_the_projects_owned_or_leased(self):
+        status, body = self.act('other_admin', 'addMachines',
+                                {'all_machines': True})
+        self.assertEqual(200, status, body)
+        self.assertEqual({'leased', 'theirs'}, {r['name'] for r in body})
+        self.assertEqual('default', self.node(self.mine)['pool'])
+        status, body = self.act('system_admin', 'addMachines',
+                                {'machine_list': ['mine']})
+        self.assertEqual(200, status, body)
+        status, body = self.act('other_admin', 'allocateMachines',
+                                {'all_machines': True})
+        self.assertEqual(200, status, body)
+        self.assertEqual({'leased', 'theirs'}, {r['name'] for r in body})
+        self.assertFalse(self.node(self.mine)['pool_allocated'])
+        status, body = self.call('other_admin', 'GET', '/v1/allocations')
+        self.assertEqual(2, len(body['allocations']), body)
+
+    def test_return_of_another_projects_node_is_not_found(self):
+        self.act('system_admin', 'addMachines', {'machine_list': ['mine']})
+        status, body = self.act('system_admin', 'allocateMachines',
+                                {'machine_list': ['mine']})
+        self.assertEqual(200, status, body)
+        allocation = self.node(self.mine)['allocation_uuid']
+        self.assertIsNotNone(allocation)
+        self.fault(self.act('other_admin', 'returnMachines',
+                            {'machine_list': ['mine']}), 404)
+        missing = '0f2d4f5e-8d8e-4b1c-9d2a-3c6f1e0b7a55'
+        answers = [self.fault(self.call('other_admin', 'POST',
+                                        '/v1/nodes/%s/returnToPool' % ident,
+                                        {}), 404)
+                   for ident in (self.mine.uuid, missing)]
+        self.assertEqual(answers[1].replace(missing, self.mine.uuid),
+                         answers[0])
+        node = self.node(self.mine)
+        self.assertEqual(('InUse', True, allocation),
+                         (node['pool_status'], node['pool_allocated'],
+                          node['allocation_uuid']))
+        status, body = self.call('project_admin', 'POST',
+                                 '/v1/nodes/%s/returnToPool'
+                                 % self.mine.uuid, {})
+        self.assertEqual(200, status, body)
+        self.assertIsNone(self.node(self.mine)['allocation_uuid'])
+
+    def test_project_reader_sees_passwords_masked(self):
+        node = self.create_node(owner=PROJECT, name='bmc', driver_info={
+            'ipmi_address': '10.0.0.1', 'ipmi_password': 'hunter2',
+            'redfish': {'redfish_password': 'hunter3'}})
+        masked = {'ipmi_address': '10.0.0.1', 'ipmi_password': '******',
+                  'redfish': {'redfish_password': '******'}}
+        _status, one = self.call('project_reader', 'GET',
+                                 '/v1/nodes/' + node.uuid)
+        _status, detail = self.call('project_reader', 'GET',
+                                    '/v1/nodes/detail')
+        _status, fields = self.call('project_reader', 'GET',
+                                    '/v1/nodes?fields=name,driver_info')
+        shown = [one] + [n for n in detail['nodes'] + fields['nodes']
+                         if n['name'] == 'bmc']
+        self.assertEqual([masked] * 3, [n['driver_info'] for n in shown])
+        # The project sees its own and leased nodes, not the other's.
+        self.assertEqual({'mine', 'leased', 'lent', 'bmc'},
+                         {n['name'] for n in detail['nodes']})
+
+    def test_secret_profile_params_are_masked_for_who_may_not_read_it(self):
+        status, body = self.call('system_admin', 'POST', '/v1/profiles', {
+            'name': 'admins', 'secret_params': ['root_pw'],
+            'params': {'root_pw': 's3cret', 'ntp': 'ntp.example'}})
+        self.assertEqual(201, status, body)
+        status, body = self.call('system_admin', 'PATCH',
+                                 '/v1/nodes/' + self.mine.uuid, [
+                                     {'op': 'add', 'path': '/profiles/-',
+                                      'value': 'admins'}])
+        self.assertEqual(200, status, body)
+        url = '/v1/nodes/%s/params?aggregate=true' % self.mine.uuid
+        _status, masked = self.call('project_reader', 'GET', url)
+        self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example'},
+                         masked)
+        _status, shown = self.call('system_reader', 'GET', url)
+        self.assertEqual({'root_pw': 's3cret', 'ntp': 'ntp.example'}, shown)
+
+
+class PostgreSQLTenancyTestCase(TenancyMixin, db_fixtures.PostgreSQLTestCase):
+    pass
+
+
+class MySQLTenancyTestCase(TenancyMixin, db_fixtures.MySQLTestCase):
+    pass
