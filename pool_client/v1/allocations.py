@@ -8,10 +8,10 @@ from pool_client import utils
 
 FIELDS = ('uuid', 'name', 'state', 'owner', 'node_uuid', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra',
-          'created_at', 'updated_at')
+          'lifespan_end', 'created_at', 'updated_at')
 LIST_FIELDS = ('uuid', 'name', 'resource_class', 'state', 'node_uuid')
 SORT_KEYS = ('uuid', 'name', 'state', 'resource_class', 'owner',
-             'created_at', 'updated_at')
+             'lifespan_end', 'created_at', 'updated_at')
 ERROR = 'error'
 
 
@@ -63,6 +63,11 @@ class CreateAllocation(command.ShowOne):
                  'actions (default: the default pool); deleting the '
                  'allocation returns the node to the pool.')
         parser.add_argument(
+            '--lifespan-end', dest='lifespan_end', metavar='<time>',
+            help='When the allocation ends by itself (ISO 8601, UTC unless '
+                 'an offset is given), within its pool\'s lifespan '
+                 '(default: the pool\'s).')
+        parser.add_argument(
             '--node', metavar='<node>',
             help='Backfill this allocation from the given node, which '
                  'already has an instance. Bypasses the normal allocation '
@@ -88,7 +93,8 @@ class CreateAllocation(command.ShowOne):
                 % parsed_args.wait_timeout)
         fields = {k: getattr(parsed_args, k)
                   for k in ('resource_class', 'traits', 'candidate_nodes',
-                            'name', 'uuid', 'owner', 'node', 'pool')
+                            'name', 'uuid', 'owner', 'node', 'pool',
+                            'lifespan_end')
                   if getattr(parsed_args, k) is not None}
         if parsed_args.extra:
             fields['extra'] = utils.key_value_pairs_to_dict(
@@ -208,12 +214,17 @@ class SetAllocation(command.Command):
             '--extra', metavar='<key=value>', action='append',
             help='Extra to set on the allocation (repeat option to set '
                  'multiple extras).')
+        parser.add_argument(
+            '--lifespan-end', dest='lifespan_end', metavar='<time>',
+            help='Set when the allocation ends (ISO 8601), within its '
+                 'pool\'s lifespan.')
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        patch = utils.set_patch(parsed_args, ('name',), {'extra': 'extra'})
+        patch = utils.set_patch(parsed_args, ('name', 'lifespan_end'),
+                                {'extra': 'extra'})
         utils.send_patch(self.log, client.allocation_update,
                          parsed_args.allocation, patch)
 
@@ -235,12 +246,17 @@ class UnsetAllocation(command.Command):
             '--extra', metavar='<key>', action='append',
             help='Extra to unset on the allocation (repeat option to unset '
                  'multiple extras).')
+        parser.add_argument(
+            '--lifespan-end', dest='lifespan_end', action='store_true',
+            default=False,
+            help='Let the allocation live until it is deleted (only where '
+                 'its pool\'s lifespan has no maximum).')
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        patch = utils.unset_patch(parsed_args, ('name',),
+        patch = utils.unset_patch(parsed_args, ('name', 'lifespan_end'),
                                   {'extra': 'extra'})
         utils.send_patch(self.log, client.allocation_update,
                          parsed_args.allocation, patch, 'unset')

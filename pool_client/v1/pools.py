@@ -100,6 +100,32 @@ def merge_actions(actions: dict, changes: dict) -> dict:
     return result
 
 
+LIFESPAN_KEYS = ('default', 'maximum', 'relative_maximum')
+
+
+def add_lifespan_arguments(parser) -> None:
+    group = parser.add_argument_group(
+        'lifespan', 'How long the allocations of the pool live: durations '
+                    'such as 30m, 4h, 7d or 1d12h.')
+    group.add_argument('--lifespan-default', dest='lifespan_default',
+                       metavar='<duration>',
+                       help='How long an allocation lives unless it asks.')
+    group.add_argument('--lifespan-maximum', dest='lifespan_maximum',
+                       metavar='<duration>',
+                       help='The latest end, from the allocation\'s '
+                            'creation.')
+    group.add_argument('--lifespan-relative-maximum',
+                       dest='lifespan_relative_maximum', metavar='<duration>',
+                       help='The furthest an end may be set from now.')
+
+
+def lifespan_of(parsed_args) -> dict:
+    """The lifespan keys the options give."""
+    return {key: getattr(parsed_args, 'lifespan_' + key)
+            for key in LIFESPAN_KEYS
+            if getattr(parsed_args, 'lifespan_' + key) is not None}
+
+
 def actions_patch(kind: str, before: dict, after: dict) -> list:
     """The operations that turn the action set kind from before into
     after, one per key: a concurrent change of another key stays."""
@@ -129,6 +155,7 @@ class CreatePool(command.ShowOne):
                             metavar='<pool>',
                             help='Pool its nodes come from and go back to '
                                  '(default: the default pool).')
+        add_lifespan_arguments(parser)
         add_action_arguments(parser)
         return parser
 
@@ -138,6 +165,8 @@ class CreatePool(command.ShowOne):
                   for k in ('name', 'description', 'documentation',
                             'parent_pool')
                   if getattr(parsed_args, k) is not None}
+        if lifespan_of(parsed_args):
+            fields['lifespan'] = lifespan_of(parsed_args)
         for transition in TRANSITIONS:
             kind = transition + '_actions'
             actions = getattr(parsed_args, kind)
@@ -202,6 +231,7 @@ class SetPool(command.Command):
                             metavar='<pool>',
                             help='Set the pool its nodes come from and go '
                                  'back to.')
+        add_lifespan_arguments(parser)
         add_action_arguments(parser)
         return parser
 
@@ -210,6 +240,8 @@ class SetPool(command.Command):
         client = self.app.client_manager.pool
         patch = utils.set_patch(parsed_args, ('description', 'documentation',
                                               'parent_pool'))
+        patch.extend({'op': 'add', 'path': '/lifespan/' + key, 'value': value}
+                     for key, value in lifespan_of(parsed_args).items())
         pool = None
         for transition in TRANSITIONS:
             kind = transition + '_actions'
@@ -250,6 +282,12 @@ class UnsetPool(command.Command):
             '--parent-pool', dest='parent_pool', action='store_true',
             default=False,
             help='Unset the parent pool: nodes come from the default pool.')
+        for key in LIFESPAN_KEYS:
+            parser.add_argument(
+                '--lifespan-' + key.replace('_', '-'),
+                dest='lifespan_' + key, action='store_true', default=False,
+                help='Unset the %s of the lifespan of the pool\'s '
+                     'allocations.' % key.replace('_', ' '))
         for transition in TRANSITIONS:
             when = WHEN[transition]
             group = _action_group(parser, transition)
@@ -307,6 +345,13 @@ class UnsetPool(command.Command):
                                                 'documentation',
                                                 'parent_pool'))
         pool = None
+        lifespan = [key for key in LIFESPAN_KEYS
+                    if getattr(parsed_args, 'lifespan_' + key)]
+        if lifespan:
+            pool = client.pool_get(parsed_args.pool)
+            patch.extend({'op': 'remove', 'path': '/lifespan/' + key}
+                         for key in lifespan
+                         if key in (pool.get('lifespan') or {}))
         for transition in TRANSITIONS:
             kind = transition + '_actions'
             if getattr(parsed_args, kind):
@@ -498,6 +543,11 @@ class AllocateMachines(_Transition):
                             metavar='<key=Function(args)>',
                             help='Filter such as inventory/data/CPUS=Gte(4) '
                                  '(repeatable, ANDed).')
+        parser.add_argument('--lifespan-end', dest='lifespan_end',
+                            metavar='<time>',
+                            help='When the allocations end by themselves '
+                                 '(ISO 8601), within the pool\'s lifespan '
+                                 '(default: the pool\'s).')
         return parser
 
     def body(self, parsed_args) -> dict:
@@ -506,6 +556,8 @@ class AllocateMachines(_Transition):
             body['count'] = parsed_args.count
         if parsed_args.partial_success:
             body['partial_success'] = True
+        if parsed_args.lifespan_end:
+            body['lifespan_end'] = parsed_args.lifespan_end
         if parsed_args.filter:
             body['filter'] = dict(f.split('=', 1) if '=' in f else (f, '')
                                   for f in parsed_args.filter)

@@ -22,6 +22,7 @@ class TestCreateAllocation(base.TestCommand):
             '--candidate-node', 'n2', '--name', 'alloc-1',
             '--uuid', base.ALLOCATION_UUID, '--extra', 'k=v',
             '--extra', 'n=1', '--owner', 'p1', '--pool', 'web',
+            '--lifespan-end', '2026-12-01T12:00:00',
         ], [('resource_class', 'gold'), ('traits', ['CUSTOM_A', 'CUSTOM_B']),
             ('candidate_nodes', ['n1', 'n2']), ('name', 'alloc-1'),
             ('uuid', base.ALLOCATION_UUID), ('extra', ['k=v', 'n=1']),
@@ -32,7 +33,7 @@ class TestCreateAllocation(base.TestCommand):
             resource_class='gold', traits=['CUSTOM_A', 'CUSTOM_B'],
             candidate_nodes=['n1', 'n2'], name='alloc-1',
             uuid=base.ALLOCATION_UUID, extra={'k': 'v', 'n': 1},
-            owner='p1', pool='web')
+            owner='p1', pool='web', lifespan_end='2026-12-01T12:00:00')
         self.client.allocation_wait.assert_not_called()
         shown = self.machine(columns, data)
         self.assertEqual('allocating', shown['state'])
@@ -226,12 +227,15 @@ class TestSetAllocation(base.TestCommand):
     def test_set(self):
         args = self.check_parser(
             self.cmd, ['alloc-1', '--name', 'new', '--extra', 'a=b',
-                       '--extra', 'c={"d": 1}'],
+                       '--extra', 'c={"d": 1}',
+                       '--lifespan-end', '2026-12-01T12:00:00Z'],
             [('allocation', 'alloc-1'), ('name', 'new'),
              ('extra', ['a=b', 'c={"d": 1}'])])
         self.cmd.take_action(args)
         self.client.allocation_update.assert_called_once_with('alloc-1', [
             {'op': 'add', 'path': '/name', 'value': 'new'},
+            {'op': 'add', 'path': '/lifespan_end',
+             'value': '2026-12-01T12:00:00Z'},
             {'op': 'add', 'path': '/extra/a', 'value': 'b'},
             {'op': 'add', 'path': '/extra/c', 'value': {'d': 1}},
         ])
@@ -250,11 +254,13 @@ class TestUnsetAllocation(base.TestCommand):
 
     def test_unset(self):
         args = self.check_parser(
-            self.cmd, ['alloc-1', '--name', '--extra', 'a', '--extra', 'b'],
+            self.cmd, ['alloc-1', '--name', '--extra', 'a', '--extra', 'b',
+                       '--lifespan-end'],
             [('name', True), ('extra', ['a', 'b'])])
         self.cmd.take_action(args)
         self.client.allocation_update.assert_called_once_with('alloc-1', [
             {'op': 'remove', 'path': '/name'},
+            {'op': 'remove', 'path': '/lifespan_end'},
             {'op': 'remove', 'path': '/extra/a'},
             {'op': 'remove', 'path': '/extra/b'},
         ])

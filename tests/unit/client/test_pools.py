@@ -30,6 +30,17 @@ class TestPoolCommands(base.TestCommand):
             allocate_actions={'add_profiles': ['web']})
         self.assertEqual('web', self.machine(columns, data)['name'])
 
+    def test_create_with_a_lifespan(self):
+        cmd = pools.CreatePool(self.app, None)
+        self.client.pool_create.return_value = POOL
+        args = self.check_parser(cmd, [
+            'leases', '--lifespan-default', '4h', '--lifespan-maximum', '7d',
+            '--lifespan-relative-maximum', '1d'], [])
+        cmd.take_action(args)
+        self.client.pool_create.assert_called_once_with(
+            name='leases', lifespan={'default': '4h', 'maximum': '7d',
+                                     'relative_maximum': '1d'})
+
     def test_create_action_options(self):
         cmd = pools.CreatePool(self.app, None)
         self.client.pool_create.return_value = POOL
@@ -129,6 +140,14 @@ class TestSetPool(base.TestCommand):
             {'op': 'add', 'path': '/parent_pool', 'value': 'all'},
         ])
 
+    def test_set_lifespan_keys(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--lifespan-default', '2h'], [])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'add', 'path': '/lifespan/default', 'value': '2h'}])
+
     def test_set_actions(self):
         args = self.check_parser(self.cmd, [
             'web', '--allocate-workflow', 'redeploy',
@@ -218,6 +237,14 @@ class TestUnsetPool(base.TestCommand):
             {'op': 'remove', 'path': '/exit_actions'},
         ])
 
+    def test_unset_lifespan_keys_that_are_there(self):
+        self.pool['lifespan'] = {'default': '4h', 'maximum': '7d'}
+        args = self.check_parser(self.cmd, [
+            'web', '--lifespan-default', '--lifespan-relative-maximum'], [])
+        self.cmd.take_action(args)
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'remove', 'path': '/lifespan/default'}])
+
     def test_unset_parts(self):
         args = self.check_parser(self.cmd, [
             'web', '--allocate-workflow', '--allocate-add-profile', 'gpu',
@@ -299,10 +326,12 @@ class TestMachinesCommands(base.TestCommand):
             '--filter', 'inventory/data/CPUS=Gte(4)',
             '--workflow', 'deploy', '--add-profile', 'p',
             '--remove-parameter', 'old', '--add-parameter', 'x=1',
-            '--wait-for-stage', 'complete', '--blocking', '60'], [])
+            '--wait-for-stage', 'complete', '--blocking', '60',
+            '--lifespan-end', '2026-12-01T00:00:00'], [])
         cmd.take_action(args)
         self.client.pool_action.assert_called_once_with(
             'web', 'allocateMachines', count=3, partial_success=True,
+            lifespan_end='2026-12-01T00:00:00',
             filter={'inventory/data/CPUS': 'Gte(4)'},
             new_workflow='deploy', add_profiles=['p'],
             remove_parameters=['old'], add_parameters={'x': 1},
