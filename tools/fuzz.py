@@ -139,6 +139,7 @@ NEGATIVE_UNCOVERED = {
     'PATCH /v1/pools/{pool_name}': 'JSON Patch body',
     'PATCH /v1/profiles/{profile_name}': 'JSON Patch body',
     'PATCH /v1/workflows/{workflow_name}': 'JSON Patch body',
+    'PATCH /v1/ports/{port_uuid}': 'JSON Patch body',
     # The only invalid reason query parameter is one of over 4096
     # characters, and unknown parameters are left out (fuzz_hooks.py).
     'PUT /v1/nodes/{node_ident}/maintenance':
