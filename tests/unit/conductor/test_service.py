@@ -75,13 +75,18 @@ class ServiceTestCase(base.TestCase):
         node = self.create_node()
         conductors_db.register_conductor(self.context, 'dead-host')
         self.age_conductor('dead-host')
-        # Of a dead conductor, and ending in a moment.
-        alloc = self.new_allocation('dead-host', lifespan_end=db_api.utcnow()
-                                    + datetime.timedelta(seconds=1))
+        # Of a dead conductor; it ends once active.
+        alloc = self.new_allocation('dead-host')
         self.start()
         self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
         self.assertEqual(alloc.uuid, nodes_db.get_node(
             self.context, node.uuid).allocation_uuid)
+        with db_api.writer(self.context) as session:
+            session.execute(
+                sa.update(models.Allocation)
+                .where(models.Allocation.id == alloc.id)
+                .values(conductor_affinity='dead-host',
+                        lifespan_end=db_api.utcnow()))
         self.assertTrue(_wait_for(lambda: nodes_db.get_node(
             self.context, node.uuid).allocation_id is None))
         self.assertRaises(exception.AllocationNotFound,
