@@ -14,6 +14,7 @@ import re
 from pool_api import auth
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
@@ -52,6 +53,7 @@ def _request_schemas() -> dict:
         'WorkflowCreate': pool_schemas.WORKFLOW_CREATE,
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
+        'BrokerCreate': broker_schemas.BROKER_CREATE,
     }
 
 
@@ -326,7 +328,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'conductors', 'pools', 'profiles',
-            'workflows')],
+            'workflows', 'brokers')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -114,6 +114,8 @@ _NAMED_TAIL = {'created_at': _TIMESTAMP, 'updated_at': _NULLABLE_TIMESTAMP,
 PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT,
                   'secret_params': _STRINGS, **_NAMED_TAIL}
 WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
+BROKER_FIELDS = {**_NAMED_COMMON, 'driver': STRING, 'parameters': _OBJECT,
+                 **_NAMED_TAIL}
 
 
 def _named(fields: dict, collection: str, item: str) -> dict:
@@ -213,6 +215,7 @@ SCHEMAS = {
     **_named(POOL_FIELDS, 'pools', 'Pool'),
     **_named(PROFILE_FIELDS, 'profiles', 'Profile'),
     **_named(WORKFLOW_FIELDS, 'workflows', 'Workflow'),
+    **_named(BROKER_FIELDS, 'brokers', 'Broker'),
     'PoolStatus': _object({
         'name': STRING,
         'total': {'type': 'integer'},
