@@ -66,6 +66,9 @@ NODE_FIELDS = {
     'workflow': _NULLABLE_STRING,
     'stage': _NULLABLE_STRING,
     'runnable': _BOOLEAN,
+    'broker': _NULLABLE_STRING,
+    'broker_ref': _NULLABLE_STRING,
+    'broker_token': _NULLABLE_STRING,
     'links': _LINKS,
 }
 
@@ -104,6 +107,9 @@ POOL_FIELDS = {
     'parent_pool': _NULLABLE_STRING,
     **dict.fromkeys(pool_schemas.ACTION_SETS, _ACTIONS),
     'lifespan': pool_schemas.LIFESPAN,
+    'broker': _NULLABLE_STRING,
+    'autofill': pool_schemas.AUTOFILL,
+    'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
