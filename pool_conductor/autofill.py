@@ -1,10 +1,26 @@
 """AutoFill: pools that keep themselves filled, within min_free and
 max_free, from an acquire pool and a broker."""
 import dataclasses
+import time
 
+from oslo_db import exception as db_exc
+from oslo_log import log
+
+from pool_conductor import binding
+from pool_conductor import brokers
+from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
+from pool_conductor.db import autofill as autofill_db
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import retry
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
 
 # The autofill of a pool that has none, and what a pool's autofill
 # leaves out.
@@ -37,7 +53,7 @@ def normalized(autofill: dict | None) -> dict:
     return {**DEFAULTS, **(autofill or {})}
 
 
-def check(context, pool: str, broker: str | None,
+def check_pool(context, pool: str, broker: str | None,
           autofill: dict | None) -> None:
     """Check a pool's broker and autofill: min_free at most max_free; the
     broker and the acquire and return pools exist and are not the pool
@@ -69,3 +85,275 @@ def check(context, pool: str, broker: str | None,
             err='Pool %s cannot fill itself: autofill.min_free is %d but '
                 'it has neither a broker nor an autofill.acquire_pool.'
                 % (pool, settings.min_free))
+
+
+@dataclasses.dataclass
+class Round:
+    """What one round did to a pool."""
+
+    acquired: int = 0
+    requested: int = 0
+    created: int = 0
+    returned: int = 0
+    destroyed: int = 0
+    failed: int = 0
+    # Free broker-made nodes locked to be destroyed.
+    to_destroy: list = dataclasses.field(default_factory=list)
+    settings: Settings = dataclasses.field(default_factory=Settings)
+
+
+class AutoFiller:
+    """One conductor's AutoFill: keeps the pools it fills within bounds.
+
+    A pool is filled by one conductor at a time, its autofill_conductor,
+    taken by compare-and-swap when no live conductor fills it. Each round
+    counts the pool's members under the lock of its row, so that even two
+    conductors that both think they fill it never make more than
+    min_free; brokers are called after that transaction, under the node
+    locks, never inside a transaction.
+    """
+
+    def __init__(self, host: str):
+        self.host = host
+        # Node id -> (failures, monotonic time before which it waits).
+        self._backoff: dict[int, tuple[int, float]] = {}
+
+    def check(self, context) -> dict[str, Round]:
+        """Take the pools no live conductor fills and fill this
+        conductor's. Never raises.
+
+        :returns: pool name -> what the round did to it.
+        """
+        try:
+            alive = conductors_db.list_alive_hostnames(
+                context, CONF.conductor.heartbeat_timeout)
+            pools = autofill_db.list_pools(context)
+            if self.host in alive:
+                # Nodes a dead conductor was creating become free to
+                # resume.
+                conductors_db.clear_dead_reservations(context, alive)
+        except Exception as exc:
+            LOG.warning('Listing the pools to fill on %s failed: %s',
+                        self.host, exc)
+            return {}
+        rounds = {}
+        for pool in pools:
+            if not Settings.of(pool.autofill).use_autofill:
+                continue
+            owner = pool.autofill_conductor
+            try:
+                if owner != self.host:
+                    # With a stale heartbeat of our own we may be the one
+                    # considered dead: no takeover then.
+                    if (self.host not in alive
+                            or (owner is not None and owner in alive)):
+                        continue
+                    if not autofill_db.take_pool(context, pool.name, owner,
+                                                 self.host):
+                        continue
+                    LOG.info('Conductor %(host)s fills pool %(pool)s now '
+                             '(before: %(old)s)', {'host': self.host,
+                                                   'pool': pool.name,
+                                                   'old': owner})
+                rounds[pool.name] = self.fill(context, pool.name)
+            except exception.PoolException as exc:
+                LOG.warning('Filling pool %(pool)s failed: %(exc)s',
+                            {'pool': pool.name, 'exc': exc})
+                self._pool_error(context, pool.name,
+                                 'Filling the pool failed: %s' % exc)
+            except Exception as exc:
+                LOG.exception('Filling pool %s failed', pool.name)
+                self._pool_error(context, pool.name,
+                                 'Filling the pool failed: %s' % exc)
+        return rounds
+
+    def fill(self, context, name: str) -> Round:
+        """One round of a pool this conductor fills: plan under the
+        pool's lock, then call its broker.
+
+        :raises: database errors
+        """
+        done = retry.on_deadlock(self._plan, context, name)
+        if done is None:
+            return Round()
+        self._create(context, name, done)
+        self._destroy(context, name, done)
+        if done.failed == 0 and (done.created or done.destroyed
+                                 or done.acquired or done.returned):
+            self._pool_error(context, name, None)
+        return done
+
+    def _plan(self, context, name: str) -> Round | None:
+        """Count the pool's members under its lock; move machines from
+        the acquire pool, record the machines to create, send the excess
+        to the return pool or lock it to be destroyed."""
+        done = Round()
+        with db_api.writer_connection(context) as conn:
+            pool = autofill_db.lock_pool(conn, name)
+            if pool is None or pool.autofill_conductor != self.host:
+                return None
+            settings = Settings.of(pool.autofill)
+            if not settings.use_autofill:
+                return None
+            counts = autofill_db.member_counts(conn, name)
+            free = counts.get(states.POOL_FREE, 0)
+            creating = counts.get(states.POOL_CREATING, 0)
+            coming = sum(counts.get(s, 0) for s in (
+                states.POOL_FREE, states.POOL_CREATING, states.POOL_JOINING,
+                states.POOL_HOLD_JOIN, 'incoming'))
+            need = settings.min_free - coming
+            if need > 0 and settings.acquire_pool:
+                nodes = autofill_db.lock_free_nodes(
+                    conn, settings.acquire_pool, need)
+                if nodes:
+                    binding.move(conn, nodes, name)
+                    done.acquired = len(nodes)
+                    need -= len(nodes)
+            if need > 0 and pool.broker:
+                room = need
+                if settings.max_unready is not None:
+                    room = max(0, min(need, settings.max_unready - creating))
+                if room:
+                    binding.begin_creation(
+                        conn, name, pool.broker, self.host, room,
+                        settings.create_parameters.get('resource_class'))
+                    done.requested = room
+            if settings.max_free is not None and free > settings.max_free:
+                excess = free - settings.max_free
+                target = settings.return_pool
+                if target:
+                    if not binding_db.pool_actions(conn, [target]):
+                        raise exception.ObjectNotFound(kind='Pool',
+                                                       name=target)
+                    nodes = autofill_db.lock_free_nodes(conn, name, excess)
+                    if nodes:
+                        binding.move(conn, nodes, target)
+                        done.returned = len(nodes)
+                else:
+                    nodes = autofill_db.lock_free_nodes(conn, name, excess,
+                                                        broker_made=True)
+                    if autofill_db.reserve_nodes(
+                            conn, [n.id for n in nodes],
+                            self.host) != len(nodes):
+                        raise exception.ConcurrentUpdate(
+                            what='The Free nodes of pool %s' % name)
+                    done.to_destroy = nodes
+        if done.acquired or done.requested or done.returned:
+            LOG.info('Pool %(pool)s: %(acq)d machines taken from its acquire '
+                     'pool, %(req)d asked of its broker, %(ret)d sent to its '
+                     'return pool', {'pool': name, 'acq': done.acquired,
+                                     'req': done.requested,
+                                     'ret': done.returned})
+            done.settings = settings
+        return done
+
+    def _broker(self, context, name: str):
+        """A broker's driver and parameters.
+
+        :raises: BrokerError for a broker or driver that is gone
+        """
+        broker = autofill_db.get_broker(context, name)
+        if broker is None:
+            raise exception.BrokerError(broker=name,
+                                        reason='it does not exist')
+        try:
+            driver = brokers.get_driver(broker.driver)
+        except exception.BrokerDriverNotFound as exc:
+            raise exception.BrokerError(broker=name,
+                                        reason=str(exc)) from exc
+        return driver, dict(broker.parameters or {})
+
+    def _call(self, context, name: str, method: str, *args,
+              extra: dict | None = None):
+        """Call a broker's driver; its errors name the broker.
+
+        :raises: BrokerError
+        """
+        driver, parameters = self._broker(context, name)
+        try:
+            return getattr(driver, method)(*args, {**parameters,
+                                                   **(extra or {})})
+        except exception.BrokerError as exc:
+            raise exception.BrokerError(
+                broker=name,
+                reason=exc.kwargs.get('reason', str(exc))) from exc
+        except Exception as exc:
+            raise exception.BrokerError(broker=name,
+                                        reason=str(exc)) from exc
+
+    def _due(self, node_id: int) -> bool:
+        return time.monotonic() >= self._backoff.get(node_id, (0, 0.0))[1]
+
+    def _failed(self, context, pool: str, node_id: int, error: str,
+                done: Round) -> None:
+        failures = self._backoff.get(node_id, (0, 0.0))[0] + 1
+        wait = CONF.conductor.broker_retry_interval * min(
+            2 ** (failures - 1), 32)
+        self._backoff[node_id] = (failures, time.monotonic() + wait)
+        done.failed += 1
+        LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
+                    {'pool': pool, 'node': node_id, 'error': error})
+        autofill_db.fail_node(context, node_id, self.host, error)
+        self._pool_error(context, pool, error)
+
+    def _pool_error(self, context, pool: str, error: str | None) -> None:
+        try:
+            autofill_db.set_pool_error(context, pool, error)
+        except Exception as exc:
+            LOG.warning('Recording the error of pool %(pool)s failed: '
+                        '%(exc)s', {'pool': pool, 'exc': exc})
+
+    def _create(self, context, name: str, done: Round) -> None:
+        """Have the brokers make the pool's machines being created that
+        no other conductor holds: those recorded in this round, and
+        those a dead or restarted conductor left (with their token, so
+        the broker gives the machine it may have made already)."""
+        extra = done.settings.create_parameters
+        for node in autofill_db.creating_nodes(context, name, self.host):
+            if not self._due(node.id):
+                continue
+            if node.reservation is None and not nodes_db.reserve(
+                    context, node.id, self.host):
+                continue
+            try:
+                machine = brokers.check_machine(node.broker, self._call(
+                    context, node.broker, 'create', node.broker_token,
+                    extra=extra))
+                retry.on_deadlock(self._finish, context, node.id, machine)
+            except Exception as exc:
+                self._failed(context, name, node.id, str(exc), done)
+                continue
+            self._backoff.pop(node.id, None)
+            done.created += 1
+
+    def _finish(self, context, node_id: int, machine: dict) -> None:
+        """:raises: BrokerError when the machine cannot be recorded"""
+        try:
+            with db_api.writer_connection(context) as conn:
+                node = autofill_db.lock_node(conn, node_id, self.host)
+                if node is None:
+                    raise exception.ConcurrentUpdate(what='Node %d'
+                                                     % node_id)
+                binding.finish_creation(conn, node, machine)
+        except db_exc.DBDuplicateEntry:
+            raise exception.BrokerError(
+                broker=node.broker,
+                reason='the machine it made is named %s, as a node that '
+                       'exists already' % machine.get('name')) from None
+
+    def _destroy(self, context, name: str, done: Round) -> None:
+        """Have the brokers destroy the Free machines locked for it, then
+        delete their nodes; a failure unlocks the node, Free again."""
+        for node in done.to_destroy:
+            try:
+                self._call(context, node.broker, 'destroy', node.broker_ref)
+            except Exception as exc:
+                done.failed += 1
+                self._pool_error(context, name, str(exc))
+                autofill_db.fail_node(context, node.id, self.host, str(exc))
+                continue
+            if binding.delete_destroyed(context, node.id, self.host):
+                done.destroyed += 1
+        if done.destroyed:
+            LOG.info('Pool %(pool)s: %(num)d machines destroyed by their '
+                     'broker', {'pool': name, 'num': done.destroyed})

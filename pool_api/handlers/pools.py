@@ -6,6 +6,7 @@ from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor import autofill
+from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import pools
@@ -67,7 +68,7 @@ def create_pool():
     check_readable(body)
     if 'autofill' in body:
         body['autofill'] = autofill.normalized(body['autofill'])
-    autofill.check(flask.g.context, body['name'], body.get('broker'),
+    autofill.check_pool(flask.g.context, body['name'], body.get('broker'),
                    body.get('autofill'))
     return named.created(to_dict(pools.create_pool(flask.g.context, body)))
 
@@ -94,7 +95,7 @@ def update_pool(pool_name):
     if 'broker' in changed or 'autofill' in changed:
         after['autofill'] = changed['autofill'] = autofill.normalized(
             after['autofill'])
-        autofill.check(context, pool_name, after['broker'],
+        autofill.check_pool(context, pool_name, after['broker'],
                        after['autofill'])
     return flask.jsonify(to_dict(pools.update_pool(context, pool_name,
                                                    changed)))
@@ -112,5 +113,7 @@ def get_pool_status(pool_name):
     policy.authorize('pool:pool:get')
     counts = pools_db.status_counts(flask.g.context, pool_name)
     statuses = {s: counts.get(s, 0) for s in states.POOL_STATUSES}
-    return flask.jsonify(name=pool_name, total=sum(statuses.values()),
-                         statuses=statuses)
+    return flask.jsonify(
+        name=pool_name, total=sum(statuses.values()), statuses=statuses,
+        creating=statuses[states.POOL_CREATING],
+        unhealthy=autofill_db.unhealthy_count(flask.g.context, pool_name))

@@ -228,7 +228,12 @@ SCHEMAS = {
         'statuses': _object(
             dict.fromkeys(states.POOL_STATUSES, {'type': 'integer'}),
             required=states.POOL_STATUSES),
-    }, required=('name', 'total', 'statuses')),
+        'creating': {'type': 'integer',
+                     'description': 'Members a broker is making.'},
+        'unhealthy': {'type': 'integer',
+                      'description': 'Members whose creation failed and '
+                                     'is tried again.'},
+    }, required=('name', 'total', 'statuses', 'creating', 'unhealthy')),
     'Params': _OBJECT,
     'PoolActionResults': {'type': 'array', 'items': _object({
         'status': STRING, 'allocated': _BOOLEAN,

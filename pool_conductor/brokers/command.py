@@ -35,10 +35,8 @@ class CommandBroker(base.BrokerDriver):
                     'of seconds from 1 to 86400, not %r.' % (timeout,))
 
     def _run(self, parameters: dict, request: dict) -> dict:
-        name = parameters.get('name', 'exec')
-
         def fail(reason: str):
-            raise exception.BrokerError(broker=name, reason=reason)
+            raise exception.BrokerError(broker='exec', reason=reason)
 
         try:
             self.validate(parameters)

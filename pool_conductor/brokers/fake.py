@@ -29,7 +29,7 @@ class FakeBroker(base.BrokerDriver):
         fail = parameters.get('fail') or 0
         if fail and random.random() < fail:
             raise exception.BrokerError(
-                broker=parameters.get('name', 'fake'),
+                broker='fake',
                 reason='the fake broker failed to %s a machine, as its '
                        'parameter fail (%s) asked.' % (what, fail))
 

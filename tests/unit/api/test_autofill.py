@@ -1,6 +1,7 @@
 """The pool fields broker, autofill and last_error, and the broker fields
 of nodes."""
 from pool_conductor import autofill
+from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import test_pools
 
@@ -88,3 +89,21 @@ class TestAutofillFields(test_pools.PoolAPITestCase):
                 '/v1/nodes/%s' % node.uuid,
                 [{'op': 'replace', 'path': '/' + field, 'value': 'x'}]),
                 'it is the broker that made the node')
+
+
+class TestPoolStatus(test_pools.PoolAPITestCase):
+
+    def test_creating_and_unhealthy(self):
+        conductors_db.register_conductor(self.context, 'test-host')
+        self.create('brokers', {'name': 'cloud', 'driver': 'fake',
+                                'parameters': {'fail': 1}})
+        self.create('pools', {'name': 'web', 'broker': 'cloud',
+                              'autofill': {'use_autofill': True,
+                                           'min_free': 2}})
+        autofill.AutoFiller('test-host').check(self.context)
+        status = self.get('/v1/pools/web/status').get_json()
+        self.assertEqual((2, 2, 2, 2), (
+            status['total'], status['statuses']['Creating'],
+            status['creating'], status['unhealthy']))
+        self.assertIn('Broker cloud failed', self.get(
+            '/v1/pools/web').get_json()['last_error'])

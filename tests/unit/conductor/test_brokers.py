@@ -62,7 +62,7 @@ class TestExecBroker(testtools.TestCase):
         self.driver = brokers.get_driver('exec')
         self.state = self.useFixture(fixtures.TempDir()).path
         self.params = {'command': [sys.executable, SCRIPT],
-                       'state_dir': self.state, 'name': 'clouds'}
+                       'state_dir': self.state}
 
     def test_create_and_destroy(self):
         machine = self.driver.create('t' * 32, self.params)
@@ -82,7 +82,7 @@ class TestExecBroker(testtools.TestCase):
             exc = self.assertRaises(
                 exception.BrokerError, self.driver.create, 't' * 32,
                 {**self.params, 'behave': behave})
-            self.assertIn('Broker clouds failed', str(exc))
+            self.assertIn('Broker exec failed', str(exc))
             self.assertIn(message, str(exc))
 
     def test_timeout(self):
