@@ -97,6 +97,8 @@ class Round:
     returned: int = 0
     destroyed: int = 0
     failed: int = 0
+    # Nodes this round recorded to be created (locked by it).
+    requested_ids: list = dataclasses.field(default_factory=list)
     # Free broker-made nodes locked to be destroyed.
     to_destroy: list = dataclasses.field(default_factory=list)
     settings: Settings = dataclasses.field(default_factory=Settings)
@@ -214,7 +216,7 @@ class AutoFiller:
                 if settings.max_unready is not None:
                     room = max(0, min(need, settings.max_unready - creating))
                 if room:
-                    binding.begin_creation(
+                    done.requested_ids = binding.begin_creation(
                         conn, name, pool.broker, self.host, room,
                         settings.create_parameters.get('resource_class'))
                     done.requested = room
@@ -304,12 +306,14 @@ class AutoFiller:
                         '%(exc)s', {'pool': pool, 'exc': exc})
 
     def _create(self, context, name: str, done: Round) -> None:
-        """Have the brokers make the pool's machines being created that
-        no other conductor holds: those recorded in this round, and
-        those a dead or restarted conductor left (with their token, so
-        the broker gives the machine it may have made already)."""
+        """Have the brokers make the pool's machines being created: those
+        this round recorded (locked by it), and those no conductor holds,
+        left by a dead or restarted conductor (asked for again with their
+        token, so the broker gives the machine it may have made already).
+        """
         extra = done.settings.create_parameters
-        for node in autofill_db.creating_nodes(context, name, self.host):
+        for node in autofill_db.creating_nodes(context, name,
+                                               done.requested_ids):
             if not self._due(node.id):
                 continue
             if node.reservation is None and not nodes_db.reserve(
@@ -319,22 +323,31 @@ class AutoFiller:
                 machine = brokers.check_machine(node.broker, self._call(
                     context, node.broker, 'create', node.broker_token,
                     extra=extra))
-                retry.on_deadlock(self._finish, context, node.id, machine)
+                finished = retry.on_deadlock(self._finish, context,
+                                             node.id, machine)
             except Exception as exc:
                 self._failed(context, name, node.id, str(exc), done)
                 continue
             self._backoff.pop(node.id, None)
-            done.created += 1
+            if finished:
+                done.created += 1
+            else:
+                LOG.info('Node %s was taken from conductor %s while its '
+                         'broker made it', node.uuid, self.host)
 
-    def _finish(self, context, node_id: int, machine: dict) -> None:
-        """:raises: BrokerError when the machine cannot be recorded"""
+    def _finish(self, context, node_id: int, machine: dict) -> bool:
+        """Record the machine a broker made on its node.
+
+        :returns: whether this conductor still held the node.
+        :raises: BrokerError when the machine cannot be recorded
+        """
         try:
             with db_api.writer_connection(context) as conn:
                 node = autofill_db.lock_node(conn, node_id, self.host)
                 if node is None:
-                    raise exception.ConcurrentUpdate(what='Node %d'
-                                                     % node_id)
+                    return False
                 binding.finish_creation(conn, node, machine)
+                return True
         except db_exc.DBDuplicateEntry:
             raise exception.BrokerError(
                 broker=node.broker,

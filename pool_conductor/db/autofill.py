@@ -102,15 +102,16 @@ _CREATING_COLUMNS = (_NODES.c.id, _NODES.c.uuid, _NODES.c.generation,
                      _NODES.c.broker_token, _NODES.c.last_error)
 
 
-def creating_nodes(context, pool: str, host: str) -> list[sa.Row]:
-    """The members of a pool being created that no conductor but host
-    holds locked, in id order."""
+def creating_nodes(context, pool: str, ids: list[int]) -> list[sa.Row]:
+    """The members of a pool being created that no conductor holds
+    locked, and those of ids, in id order."""
     node = _NODES.c
     with api.reader(context) as session:
         return session.execute(sa.select(*_CREATING_COLUMNS).where(
             node.pool == pool, node.pool_status == states.POOL_CREATING,
-            sa.or_(node.reservation.is_(None), node.reservation == host),
-        ).order_by(node.id)).all()
+            sa.or_(node.reservation.is_(None),
+                   node.id.in_(sa.bindparam('ids', expanding=True))),
+        ).order_by(node.id), {'ids': list(ids)}).all()
 
 
 def lock_node(conn, node_id: int, host: str) -> sa.Row | None:
