@@ -97,6 +97,8 @@ class Round:
     returned: int = 0
     destroyed: int = 0
     failed: int = 0
+    # Failed creations given up (delete_unhealthy).
+    abandoned: int = 0
     # Nodes this round recorded to be created (locked by it).
     requested_ids: list = dataclasses.field(default_factory=list)
     # Free broker-made nodes locked to be destroyed.
@@ -288,15 +290,24 @@ class AutoFiller:
 
     def _failed(self, context, pool: str, node_id: int, error: str,
                 done: Round) -> None:
+        """A creation failed: recorded on the node and the pool, and asked
+        for again after a back-off; with delete_unhealthy, the request is
+        given up instead (its node deleted) and a later round asks for a
+        replacement with a new token."""
+        done.failed += 1
+        LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
+                    {'pool': pool, 'node': node_id, 'error': error})
+        self._pool_error(context, pool, error)
+        if done.settings.delete_unhealthy:
+            self._backoff.pop(node_id, None)
+            if binding.abandon_creation(context, node_id, self.host):
+                done.abandoned += 1
+                return
         failures = self._backoff.get(node_id, (0, 0.0))[0] + 1
         wait = CONF.conductor.broker_retry_interval * min(
             2 ** (failures - 1), 32)
         self._backoff[node_id] = (failures, time.monotonic() + wait)
-        done.failed += 1
-        LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
-                    {'pool': pool, 'node': node_id, 'error': error})
         autofill_db.fail_node(context, node_id, self.host, error)
-        self._pool_error(context, pool, error)
 
     def _pool_error(self, context, pool: str, error: str | None) -> None:
         try:

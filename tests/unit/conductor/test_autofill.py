@@ -265,3 +265,26 @@ class TestService(AutoFillTestCase):
         self.patch(autofill.autofill_db, 'list_pools',
                    lambda _ctx: 1 / 0)
         svc.check_autofill()
+
+
+class TestDeleteUnhealthy(AutoFillTestCase):
+
+    def test_failed_creation_is_replaced(self):
+        self.set_broker(fail=1)
+        self.pool(min_free=2, delete_unhealthy=True)
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((2, 2, 0), (done.failed, done.abandoned,
+                                     len(self.members())))
+        self.assertIn('Broker cloud failed', pools_db.get(
+            self.context, models.Pool, 'web').last_error)
+        self.set_broker()
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((2, 2), (done.requested, done.created))
+        self.assertEqual(['Free'] * 2, self.statuses())
+
+    def test_without_it_the_request_is_kept(self):
+        self.set_broker(fail=1)
+        self.pool(min_free=2)
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((2, 0), (done.failed, done.abandoned))
+        self.assertEqual(['Creating'] * 2, self.statuses())
