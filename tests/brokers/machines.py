@@ -4,7 +4,8 @@
 create writes <state_dir>/vm-<token>.json once and answers with it, so a
 repeated token gets the same machine; destroy removes the file. The
 parameter ``behave`` makes it misbehave: "error" (answers an error),
-"exit" (exits 3), "garbage" (writes no JSON), "sleep" (sleeps 30 s).
+"exit" (exits 3), "garbage" (writes no JSON), "sleep" (sleeps 30 s);
+``delay`` is the seconds each create takes, after it made the machine.
 """
 import json
 import os
@@ -40,6 +41,7 @@ def main() -> int:
                        'resource_class': params.get('resource_class', 'vm'),
                        'properties': {'cpus': 2}, 'traits': ['CUSTOM_VM']},
                       f)
+    time.sleep(params.get('delay', 0))
     with open(path) as f:
         json.dump(json.load(f), sys.stdout)
     return 0
