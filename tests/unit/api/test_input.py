@@ -46,12 +46,15 @@ BODIES = {
     'ProfileCreate': '{"name": "pr2", "params": {"k": %s}}',
     'WorkflowCreate': '{"name": "wf2", "stages": [], "extra": {"k": %s}}',
     'PoolAction': '{"count": 1, "extra": {"k": %s}}',
+    'BrokerCreate': '{"name": "b2", "driver": "fake", "parameters": '
+                    '{"k": %s}}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
     '/v1/pools/<pool_name>': '/params/k',
     '/v1/profiles/<profile_name>': '/params/k',
     '/v1/workflows/<workflow_name>': '/description',
+    '/v1/brokers/<broker_name>': '/parameters/k',
 }
 
 
@@ -68,7 +71,8 @@ class TestBodyBoundary(base.APITestCase):
         for collection, body in (
                 ('pools', {'name': 'web'}),
                 ('profiles', {'name': 'big', 'params': {'a': 1}}),
-                ('workflows', {'name': 'wf', 'stages': []})):
+                ('workflows', {'name': 'wf', 'stages': []}),
+                ('brokers', {'name': 'cloud', 'driver': 'fake'})):
             resp = self.post('/v1/' + collection, body)
             self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/allocations', {'resource_class': 'rc',
@@ -76,7 +80,7 @@ class TestBodyBoundary(base.APITestCase):
         self.assertEqual(201, resp.status_code, resp.get_data())
         self.path_values = {'node_ident': 'n1', 'allocation_ident': 'a1',
                             'pool_name': 'web', 'profile_name': 'big',
-                            'workflow_name': 'wf'}
+                            'workflow_name': 'wf', 'broker_name': 'cloud'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -98,7 +102,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(21, len(body_routes()))
+        self.assertEqual(23, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()
