@@ -17,6 +17,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import lifespans
 from pool_conductor import retry
 from pool_conductor import states
 
@@ -99,6 +100,8 @@ class Round:
     failed: int = 0
     # Failed creations given up (delete_unhealthy).
     abandoned: int = 0
+    # Free broker-made nodes older than the pool's unclaimed lifespan.
+    expired: int = 0
     # Nodes this round recorded to be created (locked by it).
     requested_ids: list = dataclasses.field(default_factory=list)
     # Free broker-made nodes locked to be destroyed.
@@ -234,14 +237,21 @@ class AutoFiller:
                         binding.move(conn, nodes, target)
                         done.returned = len(nodes)
                 else:
-                    nodes = autofill_db.lock_free_nodes(conn, name, excess,
-                                                        broker_made=True)
-                    if autofill_db.reserve_nodes(
-                            conn, [n.id for n in nodes],
-                            self.host) != len(nodes):
-                        raise exception.ConcurrentUpdate(
-                            what='The Free nodes of pool %s' % name)
-                    done.to_destroy = nodes
+                    done.to_destroy = self._lock_to_destroy(
+                        conn, name, autofill_db.lock_free_nodes(
+                            conn, name, excess, broker_made=True))
+            unclaimed = (pool.lifespan or {}).get('unclaimed')
+            if unclaimed:
+                # Broker-made machines Free longer than the pool's
+                # unclaimed lifespan after they were made: destroyed, and
+                # replaced by a later round while under min_free.
+                taken = [n.id for n in done.to_destroy]
+                old = autofill_db.lock_free_nodes(
+                    conn, name, max(free - len(taken), 0), broker_made=True,
+                    made_before=db_api.utcnow() - lifespans.duration(
+                        unclaimed, 'lifespan.unclaimed'))
+                done.expired = len(old)
+                done.to_destroy += self._lock_to_destroy(conn, name, old)
         if done.acquired or done.requested or done.returned:
             LOG.info('Pool %(pool)s: %(acq)d machines taken from its acquire '
                      'pool, %(req)d asked of its broker, %(ret)d sent to its '
@@ -250,6 +260,18 @@ class AutoFiller:
                                      'ret': done.returned})
             done.settings = settings
         return done
+
+    def _lock_to_destroy(self, conn, pool: str, nodes: list) -> list:
+        """Lock Free nodes for this conductor, to be destroyed after the
+        transaction (no allocation takes a locked node).
+
+        :raises: ConcurrentUpdate
+        """
+        if autofill_db.reserve_nodes(conn, [n.id for n in nodes],
+                                     self.host) != len(nodes):
+            raise exception.ConcurrentUpdate(
+                what='The Free nodes of pool %s' % pool)
+        return nodes
 
     def _broker(self, context, name: str):
         """A broker's driver and parameters.

@@ -33,10 +33,11 @@ def take_pool(context, name: str, old: str | None, host: str) -> bool:
 
 
 def lock_pool(conn, name: str) -> sa.Row | None:
-    """A pool's autofill, broker and conductor, locked until the
-    transaction ends: one transaction at a time counts and fills it."""
+    """A pool's autofill, broker, lifespan and conductor, locked until
+    the transaction ends: one transaction at a time counts and fills
+    it."""
     return conn.execute(sa.select(
-        _POOLS.c.name, _POOLS.c.broker, _POOLS.c.autofill,
+        _POOLS.c.name, _POOLS.c.broker, _POOLS.c.autofill, _POOLS.c.lifespan,
         _POOLS.c.autofill_conductor).where(_POOLS.c.name == name)
         .with_for_update()).one_or_none()
 
@@ -61,11 +62,13 @@ def member_counts(conn, name: str) -> dict[str, int]:
 
 
 def lock_free_nodes(conn, pool: str, count: int,
-                    broker_made: bool = False) -> list[sa.Row]:
+                    broker_made: bool = False,
+                    made_before=None) -> list[sa.Row]:
     """Up to count Free nodes of a pool (the newest first), locked, with
     SKIP LOCKED where the backend has it.
 
     :param broker_made: only nodes a broker made.
+    :param made_before: only nodes created before this time.
     """
     node = _NODES.c
     q = sa.select(*binding_db.NODE_COLUMNS, node.broker,
@@ -73,6 +76,8 @@ def lock_free_nodes(conn, pool: str, count: int,
         *binding_db.NODE_IS_FREE, node.pool == pool)
     if broker_made:
         q = q.where(node.broker.is_not(None))
+    if made_before is not None:
+        q = q.where(node.created_at < made_before)
     q = q.order_by(node.id.desc()).limit(count)
     q = q.with_for_update(skip_locked=api.backend_supports_skip_locked(conn))
     rows = conn.execute(q).all()

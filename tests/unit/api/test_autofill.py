@@ -76,6 +76,16 @@ class TestAutofillFields(test_pools.PoolAPITestCase):
         self.assertError(400, self.patch_json('/v1/pools/web', [
             {'op': 'add', 'path': '/last_error', 'value': 'x'}]))
 
+    def test_unclaimed_lifespan(self):
+        pool = self.create('pools', {'name': 'web',
+                                     'lifespan': {'unclaimed': '4h'}})
+        self.assertEqual({'unclaimed': '4h'}, pool['lifespan'])
+        self.assertError(400, self.post('/v1/pools', {
+            'name': 'w2', 'lifespan': {'unclaimed': '4 hours'}}))
+        self.assertError(400, self.post('/v1/pools', {
+            'name': 'w2', 'lifespan': {'unclaimed': '0h'}}),
+            'lifespan.unclaimed must be longer than 0')
+
     def test_node_broker_fields_are_read_only(self):
         node = nodes_db.create_node(self.context, {
             'driver': 'fake-hardware', 'broker': 'cloud',

@@ -288,3 +288,44 @@ class TestDeleteUnhealthy(AutoFillTestCase):
         done = self.filler.check(self.context)['web']
         self.assertEqual((2, 0), (done.failed, done.abandoned))
         self.assertEqual(['Creating'] * 2, self.statuses())
+
+
+class TestUnclaimed(AutoFillTestCase):
+
+    def age(self, hours, **where):
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Node).filter_by(**where).values(
+                created_at=db_api.utcnow() - datetime.timedelta(
+                    hours=hours)))
+
+    def test_old_free_machines_are_destroyed_and_replaced(self):
+        self.pool(min_free=3)
+        self.set_pool(lifespan={'unclaimed': '1h'})
+        self.filler.check(self.context)
+        first = [n.id for n in self.members()]
+        self.age(2, id=first[0])
+        self.age(2, id=first[1])
+        # One of the old ones is in use: it stays.
+        self.set_node(first[1], pool_status='InUse', pool_allocated=True)
+        # The round replaces the node in use, and destroys the old Free
+        # one.
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((1, 1, 1), (done.created, done.expired,
+                                     done.destroyed))
+        self.assertNotIn(first[0], [n.id for n in self.members()])
+        # The next round replaces the destroyed one.
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((1, 0), (done.created, done.destroyed))
+        self.assertEqual(['Free'] * 3 + ['InUse'], self.statuses())
+
+    def test_young_machines_stay(self):
+        self.pool(min_free=2)
+        self.set_pool(lifespan={'unclaimed': '1h'})
+        self.filler.check(self.context)
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((0, 0), (done.expired, done.destroyed))
+
+    def set_node(self, node_id, **values):
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Node).where(
+                models.Node.id == node_id).values(**values))
