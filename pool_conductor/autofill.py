@@ -1,6 +1,8 @@
 """AutoFill: pools that keep themselves filled, within min_free and
 max_free, from an acquire pool and a broker."""
+import concurrent.futures
 import dataclasses
+import threading
 import time
 
 from oslo_db import exception as db_exc
@@ -124,6 +126,8 @@ class AutoFiller:
         self.host = host
         # Node id -> (failures, monotonic time before which it waits).
         self._backoff: dict[int, tuple[int, float]] = {}
+        # Guards the back-offs and a round's counts across broker threads.
+        self._lock = threading.Lock()
 
     def check(self, context) -> dict[str, Round]:
         """Take the pools no live conductor fills and fill this
@@ -316,19 +320,23 @@ class AutoFiller:
         for again after a back-off; with delete_unhealthy, the request is
         given up instead (its node deleted) and a later round asks for a
         replacement with a new token."""
-        done.failed += 1
+        with self._lock:
+            done.failed += 1
         LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
                     {'pool': pool, 'node': node_id, 'error': error})
         self._pool_error(context, pool, error)
         if done.settings.delete_unhealthy:
-            self._backoff.pop(node_id, None)
+            with self._lock:
+                self._backoff.pop(node_id, None)
             if binding.abandon_creation(context, node_id, self.host):
-                done.abandoned += 1
+                with self._lock:
+                    done.abandoned += 1
                 return
-        failures = self._backoff.get(node_id, (0, 0.0))[0] + 1
-        wait = CONF.conductor.broker_retry_interval * min(
-            2 ** (failures - 1), 32)
-        self._backoff[node_id] = (failures, time.monotonic() + wait)
+        with self._lock:
+            failures = self._backoff.get(node_id, (0, 0.0))[0] + 1
+            wait = CONF.conductor.broker_retry_interval * min(
+                2 ** (failures - 1), 32)
+            self._backoff[node_id] = (failures, time.monotonic() + wait)
         autofill_db.fail_node(context, node_id, self.host, error)
 
     def _pool_error(self, context, pool: str, error: str | None) -> None:
@@ -338,13 +346,25 @@ class AutoFiller:
             LOG.warning('Recording the error of pool %(pool)s failed: '
                         '%(exc)s', {'pool': pool, 'exc': exc})
 
+    def _in_parallel(self, work, items: list) -> None:
+        """Run work on each item, [conductor] broker_workers at once (a
+        broker call may take minutes), and wait for all."""
+        if len(items) <= 1:
+            for item in items:
+                work(item)
+            return
+        workers = min(CONF.conductor.broker_workers, len(items))
+        with concurrent.futures.ThreadPoolExecutor(workers) as executor:
+            for future in [executor.submit(work, i) for i in items]:
+                future.result()
+
     def _create(self, context, name: str, done: Round) -> None:
         """Have the brokers make the pool's machines being created: those
         this round recorded (locked by it), and those no conductor holds,
         left by a dead or restarted conductor (asked for again with their
         token, so the broker gives the machine it may have made already).
         """
-        extra = done.settings.create_parameters
+        mine = []
         for node in autofill_db.creating_nodes(context, name,
                                                done.requested_ids):
             if not self._due(node.id):
@@ -352,21 +372,34 @@ class AutoFiller:
             if node.reservation is None and not nodes_db.reserve(
                     context, node.id, self.host):
                 continue
+            mine.append(node)
+        self._in_parallel(
+            lambda node: self._create_one(context, name, node, done), mine)
+
+    def _create_one(self, context, name: str, node, done: Round) -> None:
+        """Ask a node's broker for its machine and record it; never
+        raises."""
+        try:
+            machine = brokers.check_machine(node.broker, self._call(
+                context, node.broker, 'create', node.broker_token,
+                extra=done.settings.create_parameters))
+            finished = retry.on_deadlock(self._finish, context, node.id,
+                                         machine)
+        except Exception as exc:
             try:
-                machine = brokers.check_machine(node.broker, self._call(
-                    context, node.broker, 'create', node.broker_token,
-                    extra=extra))
-                finished = retry.on_deadlock(self._finish, context,
-                                             node.id, machine)
-            except Exception as exc:
                 self._failed(context, name, node.id, str(exc), done)
-                continue
+            except Exception as again:
+                LOG.warning('Recording the failure of node %(node)s '
+                            'failed: %(exc)s', {'node': node.uuid,
+                                                'exc': again})
+            return
+        with self._lock:
             self._backoff.pop(node.id, None)
             if finished:
                 done.created += 1
-            else:
-                LOG.info('Node %s was taken from conductor %s while its '
-                         'broker made it', node.uuid, self.host)
+        if not finished:
+            LOG.info('Node %s was taken from conductor %s while its broker '
+                     'made it', node.uuid, self.host)
 
     def _finish(self, context, node_id: int, machine: dict) -> bool:
         """Record the machine a broker made on its node.
@@ -390,16 +423,30 @@ class AutoFiller:
     def _destroy(self, context, name: str, done: Round) -> None:
         """Have the brokers destroy the Free machines locked for it, then
         delete their nodes; a failure unlocks the node, Free again."""
-        for node in done.to_destroy:
-            try:
-                self._call(context, node.broker, 'destroy', node.broker_ref)
-            except Exception as exc:
-                done.failed += 1
-                self._pool_error(context, name, str(exc))
-                autofill_db.fail_node(context, node.id, self.host, str(exc))
-                continue
-            if binding.delete_destroyed(context, node.id, self.host):
-                done.destroyed += 1
+        self._in_parallel(
+            lambda node: self._destroy_one(context, name, node, done),
+            done.to_destroy)
         if done.destroyed:
             LOG.info('Pool %(pool)s: %(num)d machines destroyed by their '
                      'broker', {'pool': name, 'num': done.destroyed})
+
+    def _destroy_one(self, context, name: str, node, done: Round) -> None:
+        """Destroy one machine and delete its node; never raises."""
+        try:
+            self._call(context, node.broker, 'destroy', node.broker_ref)
+            deleted = binding.delete_destroyed(context, node.id, self.host)
+        except Exception as exc:
+            with self._lock:
+                done.failed += 1
+            LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
+                        {'pool': name, 'node': node.uuid, 'error': exc})
+            self._pool_error(context, name, str(exc))
+            try:
+                autofill_db.fail_node(context, node.id, self.host, str(exc))
+            except Exception as again:
+                LOG.warning('Unlocking node %(node)s failed: %(exc)s',
+                            {'node': node.uuid, 'exc': again})
+            return
+        if deleted:
+            with self._lock:
+                done.destroyed += 1

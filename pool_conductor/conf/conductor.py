@@ -54,6 +54,11 @@ opts = [
                       'failed is asked for again; the wait doubles with '
                       'each failure of the same machine, up to 32 times '
                       'this.'),
+    cfg.IntOpt('broker_workers',
+               default=8,
+               min=1,
+               help='Broker calls (creations and destructions of machines) '
+                    'a conductor makes at once in a round of AutoFill.'),
     cfg.IntOpt('allocation_workers',
                default=8,
                min=1,

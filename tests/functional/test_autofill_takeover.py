@@ -29,7 +29,11 @@ class TakeoverMixin:
             db.url, conductors=2,
             conductor_options={**cluster.FAST_CONDUCTOR_OPTIONS,
                                'check_autofill_interval': 0.3,
-                               'broker_retry_interval': 0.5}))
+                               'broker_retry_interval': 0.5,
+                               # Two calls at once: the pool fills over
+                               # several seconds, and the kill lands in
+                               # the middle.
+                               'broker_workers': 2}))
         self.cluster.wait_for_conductors(2)
         self.state = self.useFixture(fixtures.TempDir()).path
 

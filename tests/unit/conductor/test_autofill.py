@@ -2,6 +2,7 @@
 import datetime
 import os
 import sys
+import threading
 
 import fixtures
 import sqlalchemy as sa
@@ -329,3 +330,32 @@ class TestUnclaimed(AutoFillTestCase):
         with db_api.writer(self.context) as session:
             session.execute(sa.update(models.Node).where(
                 models.Node.id == node_id).values(**values))
+
+
+class _MeetingBroker:
+    """A broker whose calls return only once three are under way."""
+
+    def __init__(self):
+        self.meeting = threading.Barrier(3, timeout=10)
+
+    def create(self, token, parameters):
+        self.meeting.wait()
+        return {'ref': token}
+
+    def destroy(self, ref, parameters):
+        self.meeting.wait()
+
+
+class TestParallelCalls(AutoFillTestCase):
+
+    def test_broker_calls_run_at_once(self):
+        self.config(broker_workers=3, group='conductor')
+        meeting = _MeetingBroker()
+        self.patch(autofill.brokers, 'get_driver', lambda name: meeting)
+        self.pool(min_free=3)
+        done = self.filler.check(self.context)['web']
+        # One at a time, the first call would wait for the others in vain.
+        self.assertEqual((3, 0), (done.created, done.failed))
+        self.set_pool(autofill={'use_autofill': True, 'max_free': 0})
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((3, 0), (done.destroyed, done.failed))
