@@ -96,6 +96,14 @@ class TestBrokers(base.APITestCase):
         self.assertEqual('hunter2', stored.parameters['api_password'])
         self.assertEqual('w', stored.parameters['region'])
 
+    def test_nested_secrets_are_masked(self):
+        body = self.create({'name': 'up', 'driver': 'baremetal',
+                            'parameters': {'resource_class': 'up',
+                                           'auth': {'username': 'pool',
+                                                    'password': 'hunter2'}}})
+        self.assertEqual({'username': 'pool', 'password': '******'},
+                         body['parameters']['auth'])
+
     def test_secrets_shown_when_the_policy_allows(self):
         path = self.useFixture(fixtures.TempDir()).join('policy.yaml')
         with open(path, 'w') as f:
