@@ -203,7 +203,7 @@ class AutoFiller:
             pool = autofill_db.lock_pool(conn, name)
             if pool is None or pool.autofill_conductor != self.host:
                 return None
-            settings = Settings.of(pool.autofill)
+            settings = done.settings = Settings.of(pool.autofill)
             if not settings.use_autofill:
                 return None
             counts = autofill_db.member_counts(conn, name)
@@ -262,7 +262,6 @@ class AutoFiller:
                      'return pool', {'pool': name, 'acq': done.acquired,
                                      'req': done.requested,
                                      'ret': done.returned})
-            done.settings = settings
         return done
 
     def _lock_to_destroy(self, conn, pool: str, nodes: list) -> list:

@@ -143,6 +143,16 @@ class TestFill(AutoFillTestCase):
         self.assertIsNone(pools_db.get(self.context, models.Pool,
                                        'web').last_error)
 
+    def test_a_retry_asks_with_the_pools_create_parameters(self):
+        self.set_broker(fail=1)
+        self.pool(min_free=1, create_parameters={'resource_class': 'big'})
+        self.filler.check(self.context)
+        self.set_broker(resource_class='vm')
+        # This round asks for nothing new, only again.
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((0, 1), (done.requested, done.created))
+        self.assertEqual('big', self.members()[0].resource_class)
+
     def test_failed_creation_waits_its_back_off(self):
         self.config(broker_retry_interval=3600, group='conductor')
         self.set_broker(fail=1)
