@@ -14,6 +14,7 @@ import re
 from pool_api import auth
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
@@ -56,6 +57,7 @@ def _request_schemas() -> dict:
         'WorkflowCreate': pool_schemas.WORKFLOW_CREATE,
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
+        'BrokerCreate': broker_schemas.BROKER_CREATE,
     }
 
 
@@ -335,7 +337,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows')],
+            'workflows', 'brokers')],
         'paths': paths,
         'security': SECURITY,
         'components': {

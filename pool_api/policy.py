@@ -134,9 +134,9 @@ RULES = [
           'List and show conductors.',
           [('GET', '/v1/conductors'), ('GET', '/v1/conductors/{hostname}')]),
 ]
-# Pools, profiles and workflows are read by system readers and
+# Pools, profiles, workflows and brokers are read by system readers and
 # administered by system admins, as Ironic's deploy templates.
-for _noun in ('pool', 'profile', 'workflow'):
+for _noun in ('pool', 'profile', 'workflow', 'broker'):
     for _verb, _method, _check in (
             ('get', 'GET', SYSTEM_READER), ('list', 'GET', SYSTEM_READER),
             ('create', 'POST', SYSTEM_ADMIN),
@@ -159,6 +159,11 @@ RULES += [
           'or leases, and a node named in it that the project neither '
           'owns nor leases is not found.',
           _POOL_ACTIONS + [('POST', NODE + '/returnToPool')]),
+    _rule('pool:broker:show_secrets', '!',
+          'Show the secrets among the parameters of brokers (values of '
+          'keys such as password or token); without it they read '
+          '******.',
+          [('GET', '/v1/brokers'), ('GET', '/v1/brokers/{broker_name}')]),
     # Ironic's names; the first exists for legacy reasons there.
     policy.RuleDefault(
         'show_password', '!',
@@ -296,7 +301,7 @@ def project_scope(list_all_rule: str) -> str | None:
 
 # The rule to read each kind of named object.
 READ_RULES = {'Pool': 'pool:pool:get', 'Profile': 'pool:profile:get',
-              'Workflow': 'pool:workflow:get'}
+              'Workflow': 'pool:workflow:get', 'Broker': 'pool:broker:get'}
 
 
 def check_readable(kind: str, names) -> None:

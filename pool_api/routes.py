@@ -3,6 +3,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from pool_api.handlers import allocations
+from pool_api.handlers import brokers
 from pool_api.handlers import conductors
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
@@ -36,6 +37,7 @@ PORT = '/v1/ports/<port_uuid>'
 POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
+BROKER = '/v1/brokers/<broker_name>'
 
 # Query parameters and errors that routes share.
 _FIELDS = ('fields',)
@@ -242,6 +244,19 @@ ROUTES = [
               body='JSONPatch', errors=_MISSING)),
     Route(WORKFLOW, 'DELETE', workflows.delete_workflow,
           Doc('Delete a workflow', 'workflows', status=204, errors=_WRITE)),
+
+    Route('/v1/brokers', 'GET', brokers.list_brokers,
+          Doc('List brokers', 'brokers', 'BrokerList')),
+    Route('/v1/brokers', 'POST', brokers.create_broker,
+          Doc('Create a broker', 'brokers', 'Broker', status=201,
+              body='BrokerCreate', errors=_WRITE, location=True)),
+    Route(BROKER, 'GET', brokers.get_broker,
+          Doc('Show a broker', 'brokers', 'Broker', errors=_MISSING)),
+    Route(BROKER, 'PATCH', brokers.update_broker,
+          Doc('Update a broker (JSON Patch)', 'brokers', 'Broker',
+              body='JSONPatch', errors=_MISSING)),
+    Route(BROKER, 'DELETE', brokers.delete_broker,
+          Doc('Delete a broker', 'brokers', status=204, errors=_WRITE)),
 ]
 
 

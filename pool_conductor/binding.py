@@ -4,18 +4,22 @@ Every path that gives a node to an allocation or an instance (the
 conductor's claim, backfill, allocateMachines, a node PATCH of
 instance_uuid), frees one (deleting an allocation, returnMachines,
 returnToPool, a node PATCH, undeploy, deleting a node) or moves one
-between pools (addMachines, removeMachines) calls claim(), release() or
-move() in its transaction. Each applies the pool's transition actions
-(pool_conductor.lifecycle) exactly once and writes the nodes with one
-compare-and-swap statement.
+between pools (addMachines, removeMachines, AutoFill) calls claim(),
+release() or move() in its transaction; machines brokers make and
+destroy enter and leave their pools through begin_creation(),
+finish_creation(), abandon_creation() and delete_destroyed(). Each
+applies the pool's transition actions (pool_conductor.lifecycle) exactly
+once and writes the nodes with one compare-and-swap statement.
 
 Lock order: a pool, then its nodes (by id), then their allocations.
 """
 import dataclasses
 
 from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
 
 from pool_conductor.db import api as db_api
+from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import workflows as workflows_db
@@ -210,6 +214,83 @@ def set_instance(context, node, instance_uuid: str, values: dict) -> None:
         changes[current.id].update(values)
         binding_db.update_nodes(conn, changes)
     _node_transaction(context, node, work)
+
+
+# Machines brokers make for pools ------------------------------------------
+
+# The driver of a node a broker is making, until the broker names one.
+BROKER_NODE_DRIVER = 'fake-hardware'
+
+
+def begin_creation(conn, pool: str, broker: str, host: str, count: int,
+                   resource_class: str | None = None) -> list[int]:
+    """Record machines a broker is to make for a pool, before it is
+    asked: nodes Creating in the pool, locked by host, each with a fresh
+    idempotency token (the broker makes one machine per token).
+
+    :returns: the new nodes' ids.
+    """
+    return binding_db.insert_nodes(conn, [{
+        'uuid': uuidutils.generate_uuid(),
+        'driver': BROKER_NODE_DRIVER, 'resource_class': resource_class,
+        'provision_state': states.ENROLL, 'pool': pool,
+        'pool_status': states.POOL_CREATING, 'pool_allocated': False,
+        'broker': broker,
+        'broker_token': uuidutils.generate_uuid(dashed=False),
+        'reservation': host} for _ in range(count)])
+
+
+def finish_creation(conn, node, machine: dict) -> None:
+    """A node Creating (locked by this transaction and by its conductor)
+    becomes the machine its broker made: its fields, available and
+    powered off, unlocked, and into its pool with the pool's enter
+    actions (Joining until their wait_for_stage, else Free).
+
+    :param machine: the broker's answer (brokers.check_machine()).
+    :raises: ConcurrentUpdate; DBDuplicateEntry for a name in use
+    """
+    now = db_api.utcnow()
+    values = {k: machine[k] for k in ('name', 'driver', 'resource_class',
+                                      'properties', 'driver_info')
+              if machine.get(k) is not None}
+    values.update(broker_ref=machine['ref'],
+                  provision_state=states.AVAILABLE,
+                  power_state=states.POWER_OFF, last_error=None,
+                  reservation=None, provision_updated_at=now)
+    pools = binding_db.pool_actions(conn, [node.pool], 'enter_actions')
+    pool = pools.get(node.pool)
+    values.update(_changed(node, lifecycle.joined(
+        node, node.pool, pool.enter_actions if pool else None, now)))
+    _write(conn, [node], {node.id: values})
+    autofill_db.set_traits(conn, node.id, machine.get('traits'))
+
+
+def abandon_creation(context, node_id: int, host: str) -> bool:
+    """Delete a node Creating that host holds locked (its creation
+    failed and is given up; the broker made no machine for it).
+
+    :returns: whether host still held it.
+    """
+    with db_api.writer_connection(context) as conn:
+        node = autofill_db.lock_node(conn, node_id, host)
+        if node is None or node.pool_status != states.POOL_CREATING:
+            return False
+        nodes_db.delete_node(conn, node_id)
+        return True
+
+
+def delete_destroyed(context, node_id: int, host: str) -> bool:
+    """Delete a Free node whose broker destroyed its machine, that host
+    held locked meanwhile.
+
+    :returns: whether host still held it.
+    """
+    with db_api.writer_connection(context) as conn:
+        node = autofill_db.lock_node(conn, node_id, host)
+        if node is None or node.instance_uuid or node.allocation_id:
+            return False
+        nodes_db.delete_node(conn, node_id)
+        return True
 
 
 def release_node(context, node, values: dict, force: bool = False) -> None:

@@ -205,3 +205,14 @@ class DatabaseConflict(Conflict):
 class ProvisionerNotFound(PoolException):
     """No provisioner is named %(name)s in the pool.provisioners entry
     points ([provisioner] driver)."""
+
+
+class BrokerDriverNotFound(Invalid):
+    """No broker driver is named %(name)s in the pool.brokers entry
+    points."""
+
+
+class BrokerError(PoolException):
+    """Broker %(broker)s failed: %(reason)s"""
+
+    code = http.BAD_GATEWAY

@@ -4,7 +4,9 @@ A pool's ``lifespan`` gives its allocations an end: ``default`` (how long
 one lives unless it asks), ``maximum`` (the latest end, counted from its
 creation) and ``relative_maximum`` (the latest end, counted from now, so
 that an extension cannot reach further than that at once). With both
-maximums the earlier one holds. An allocation's ``lifespan_end`` is the
+maximums the earlier one holds (``unclaimed`` is the life of a Free
+machine a broker made: pool_conductor.autofill). An allocation's
+``lifespan_end`` is the
 requested end, else now plus ``default``; never later than the limits.
 When it passes, a conductor releases the allocation through the binding
 writer, as returnMachines with force does.
@@ -28,7 +30,7 @@ from pool_conductor import states
 
 LOG = log.getLogger(__name__)
 
-KEYS = ('default', 'maximum', 'relative_maximum')
+KEYS = ('default', 'maximum', 'relative_maximum', 'unclaimed')
 UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
 # "1d12h", "30m": one or more numbers, each with its unit.
 DURATION_PATTERN = r'^([0-9]{1,7}[smhdw])+$'

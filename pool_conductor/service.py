@@ -6,6 +6,7 @@ from futurist import periodics
 from oslo_log import log
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.autofill import AutoFiller
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import lifespans
@@ -35,7 +36,8 @@ class ConductorService:
     periodic tasks heartbeat, take over allocations of dead conductors,
     queue again its own allocations that no worker holds (after a lost
     message or a database outage), release allocations whose lifespan
-    has ended, and drive pool nodes through their
+    has ended, keep pools with autofill filled, and drive pool nodes
+    through their
     workflows with the provisioner: nodes no live conductor drives are
     claimed, and those this host drove before a restart are resumed.
     """
@@ -47,6 +49,7 @@ class ConductorService:
         self._rpc_server = None
         self._periodics: periodics.PeriodicWorker | None = None
         self._periodic_thread: threading.Thread | None = None
+        self.autofiller = AutoFiller(self.host)
 
     def start(self) -> None:
         """:raises: ProvisionerNotFound"""
@@ -81,6 +84,9 @@ class ConductorService:
         interval = CONF.conductor.check_lifespans_interval
         if interval > 0:
             tasks.append(_periodic(self.check_lifespans, interval))
+        interval = CONF.conductor.check_autofill_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_autofill, interval))
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
         self._periodics = periodics.PeriodicWorker(
@@ -160,6 +166,11 @@ class ConductorService:
         """Periodic task: release allocations whose lifespan has ended;
         never raises."""
         lifespans.expire(self.context, self.host)
+
+    def check_autofill(self) -> None:
+        """Periodic task: keep the pools this conductor fills within
+        their bounds; never raises."""
+        self.autofiller.check(self.context)
 
     def check_workflows(self) -> None:
         """Periodic task: claim pool nodes and move them on in their

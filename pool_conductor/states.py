@@ -31,7 +31,10 @@ ALLOCATION_ERROR = 'error'
 ALLOCATION_ACTIVE = 'active'
 ALLOCATION_STATES = (ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR)
 
-# Statuses of a node in its pool (Digital Rebar's PoolStatus).
+# Statuses of a node in its pool (Digital Rebar's PoolStatus), and
+# Creating: a machine a broker is making for the pool (Poolboy's
+# unready).
+POOL_CREATING = 'Creating'
 POOL_JOINING = 'Joining'
 POOL_HOLD_JOIN = 'HoldJoin'
 POOL_FREE = 'Free'
@@ -42,8 +45,8 @@ POOL_DESTROYING = 'Destroying'
 POOL_HOLD_DESTROY = 'HoldDestroy'
 POOL_LEAVING = 'Leaving'
 POOL_HOLD_LEAVE = 'HoldLeave'
-POOL_STATUSES = (POOL_JOINING, POOL_HOLD_JOIN, POOL_FREE, POOL_BUILDING,
-                 POOL_HOLD_BUILD, POOL_IN_USE, POOL_DESTROYING,
+POOL_STATUSES = (POOL_CREATING, POOL_JOINING, POOL_HOLD_JOIN, POOL_FREE,
+                 POOL_BUILDING, POOL_HOLD_BUILD, POOL_IN_USE, POOL_DESTROYING,
                  POOL_HOLD_DESTROY, POOL_LEAVING, POOL_HOLD_LEAVE)
 
 # A node in one of these statuses is given to a consumer (pool_allocated):

@@ -6,13 +6,17 @@ processes, RabbitMQ, PostgreSQL or MariaDB: tests/functional/cluster.py)
 and against pool-server, in normal mode (N allocations for N nodes) and
 contention mode (2N allocations for N nodes). With --candidate-query it
 also times the reservation of nodes among many, straight on the database;
-with --pool-allocate, allocateMachines of 1,000 nodes from 10,000.
+with --pool-allocate, allocateMachines of 1,000 nodes from 10,000; with
+--autofill, a pool filled from 0 to 1,000 Free machines by the fake broker
+(no delay), by clusters of --conductors conductors.
 
     .venv/bin/python tools/benchmark.py --nodes 1000,10000 \\
         --db postgresql,mysql --conductors 1,3 --server \\
         --candidate-query 100000
     .venv/bin/python tools/benchmark.py --no-clusters --pool-allocate \\
         --db postgresql,mysql
+    .venv/bin/python tools/benchmark.py --no-clusters --autofill 1000 \\
+        --db postgresql,mysql --conductors 1,3
 
 Needs the services and database users that tools/run-tests.sh sets up.
 """
@@ -192,6 +196,60 @@ def pool_allocate(args) -> None:
               flush=True)
 
 
+def autofill(args) -> None:
+    """Time a pool filling itself from 0 to N Free machines with the fake
+    broker (no delay), and count the machines made beyond N."""
+    total = args.autofill
+    # A round every 0.2 s: the time measured is the conductors' work, not
+    # the wait for the first round.
+    options = {**cluster.FAST_CONDUCTOR_OPTIONS,
+               'check_autofill_interval': 0.2}
+    for backend in args.db:
+        for conductors in args.conductors:
+            with cluster.Database(backend) as db, cluster.Cluster(
+                    db.url, conductors=conductors, apis=1,
+                    conductor_options=options) as pool:
+                pool.wait_for_conductors(conductors)
+                status, body = pool.request(
+                    'POST', '/v1/brokers', {'name': 'bench',
+                                            'driver': 'fake'})
+                if status != 201:
+                    raise RuntimeError('broker creation failed: %s' % body)
+                started = time.monotonic()
+                status, body = pool.request('POST', '/v1/pools', {
+                    'name': 'filled', 'broker': 'bench',
+                    'autofill': {'use_autofill': True,
+                                 'min_free': total}})
+                if status != 201:
+                    raise RuntimeError('pool creation failed: %s' % body)
+                while True:
+                    counts = pool.request(
+                        'GET', '/v1/pools/filled/status')[1]
+                    if counts['statuses']['Free'] >= total:
+                        break
+                    if time.monotonic() - started > 600:
+                        raise RuntimeError('not filled: %s' % counts)
+                    time.sleep(0.05)
+                elapsed = time.monotonic() - started
+                # Later rounds must make nothing more.
+                time.sleep(2)
+                counts = pool.request('GET', '/v1/pools/filled/status')[1]
+                with pool.engine.connect() as conn:
+                    locked = conn.exec_driver_sql(
+                        'SELECT count(*) FROM nodes WHERE reservation IS '
+                        'NOT NULL').scalar_one()
+                    tokens = conn.exec_driver_sql(
+                        'SELECT count(DISTINCT broker_token) FROM nodes'
+                    ).scalar_one()
+            print('%s, %d conductor(s): pool filled from 0 to %d Free '
+                  'machines in %.2f s (%.0f machines/s); %d members after '
+                  '2 s more, overshoot %d, %d distinct tokens, %d nodes '
+                  'still locked'
+                  % (backend, conductors, total, elapsed, total / elapsed,
+                     counts['total'], counts['total'] - total, tokens,
+                     locked), flush=True)
+
+
 def candidate_query(args) -> None:
     """Time reservations among many nodes, straight on the database."""
     import sqlalchemy as sa
@@ -332,6 +390,10 @@ def main() -> None:
                         type=numbers, metavar='NODES,COUNT',
                         help='time allocateMachines of COUNT nodes (1000) '
                              'from a pool of NODES (10000)')
+    parser.add_argument('--autofill', nargs='?', const=1000, type=int,
+                        metavar='MACHINES',
+                        help='time a pool filling itself to MACHINES '
+                             '(1000) Free machines with the fake broker')
     parser.add_argument('--bench', default=DEFAULT_BENCH,
                         help='path of alloc_bench.py')
     args = parser.parse_args()
@@ -347,6 +409,8 @@ def main() -> None:
         candidate_query(args)
     if args.pool_allocate:
         pool_allocate(args)
+    if args.autofill:
+        autofill(args)
 
 
 if __name__ == '__main__':

@@ -37,7 +37,8 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'target_power_state', 'maintenance', 'maintenance_reason',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
           'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
-          'profiles', 'workflow', 'stage', 'runnable', 'links')
+          'profiles', 'workflow', 'stage', 'runnable', 'broker',
+          'broker_ref', 'broker_token', 'links')
 SHORT_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                 'provision_state', 'maintenance', 'links')
 # Fields shown from the version 1.<minor> on.
@@ -79,6 +80,9 @@ _READ_ONLY_HINTS = {
     **{field: 'Cannot update %s via node patch: the pool actions '
               '(POST /v1/pools/<pool>/<action>) change it.' % field
        for field in ('pool', 'pool_status', 'pool_allocated')},
+    **{field: 'Cannot update %s via node patch: it is the broker that '
+              'made the node.' % field
+       for field in ('broker', 'broker_ref', 'broker_token')},
 }
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
                  states.POWER_OFF: states.POWER_OFF,
@@ -145,6 +149,9 @@ def to_dict(node, fields=None) -> dict:
         'workflow': node.workflow,
         'stage': node.stage,
         'runnable': node.runnable is not False,
+        'broker': node.broker,
+        'broker_ref': node.broker_ref,
+        'broker_token': node.broker_token,
         'links': links.resource_links('nodes', node.uuid),
     }
     return render.select(values, fields or _visible_fields())

@@ -5,21 +5,26 @@ from pool_api import named
 from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
+from pool_conductor import autofill
+from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import pools
 from pool_conductor import states
 
 FIELDS = ('name', 'description', 'documentation', 'parent_pool',
-          *schema.ACTION_SETS, 'lifespan')
-PATCHABLE = FIELDS[1:]
+          *schema.ACTION_SETS, 'lifespan', 'broker', 'autofill',
+          'last_error')
+PATCHABLE = FIELDS[1:-1]
 PATCH_DEFAULTS = {kind: {} for kind in (*schema.ACTION_SETS, 'lifespan')}
+PATCH_DEFAULTS['autofill'] = autofill.DEFAULTS
 
 
 def to_dict(pool: models.Pool) -> dict:
     body = named.representation('pools', pool, FIELDS)
     for kind in (*schema.ACTION_SETS, 'lifespan'):
         body[kind] = body[kind] or {}
+    body['autofill'] = autofill.normalized(body['autofill'])
     return body
 
 
@@ -30,6 +35,10 @@ def check_readable(values: dict) -> None:
     :raises: ObjectNotFound, as for a missing one
     """
     policy.check_readable('Pool', [values.get('parent_pool')])
+    policy.check_readable('Broker', [values.get('broker')])
+    fill = values.get('autofill') or {}
+    policy.check_readable('Pool', [fill.get('acquire_pool'),
+                                   fill.get('return_pool')])
     for kind in schema.ACTION_SETS:
         actions = values.get(kind) or {}
         policy.check_readable('Workflow', [actions.get('workflow')])
@@ -57,6 +66,10 @@ def create_pool():
     body = validation.json_body()
     validation.validate(schema.POOL_CREATE, body)
     check_readable(body)
+    if 'autofill' in body:
+        body['autofill'] = autofill.normalized(body['autofill'])
+    autofill.check_pool(flask.g.context, body['name'], body.get('broker'),
+                   body.get('autofill'))
     return named.created(to_dict(pools.create_pool(flask.g.context, body)))
 
 
@@ -79,6 +92,11 @@ def update_pool(pool_name):
     if not changed:
         return flask.jsonify(before)
     check_readable(changed)
+    if 'broker' in changed or 'autofill' in changed:
+        after['autofill'] = changed['autofill'] = autofill.normalized(
+            after['autofill'])
+        autofill.check_pool(context, pool_name, after['broker'],
+                       after['autofill'])
     return flask.jsonify(to_dict(pools.update_pool(context, pool_name,
                                                    changed)))
 
@@ -95,5 +113,7 @@ def get_pool_status(pool_name):
     policy.authorize('pool:pool:get')
     counts = pools_db.status_counts(flask.g.context, pool_name)
     statuses = {s: counts.get(s, 0) for s in states.POOL_STATUSES}
-    return flask.jsonify(name=pool_name, total=sum(statuses.values()),
-                         statuses=statuses)
+    return flask.jsonify(
+        name=pool_name, total=sum(statuses.values()), statuses=statuses,
+        creating=statuses[states.POOL_CREATING],
+        unhealthy=autofill_db.unhealthy_count(flask.g.context, pool_name))

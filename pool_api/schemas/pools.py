@@ -45,8 +45,30 @@ LIFESPAN = {
 # A point in time, ISO 8601 (UTC without an offset).
 TIMESTAMP = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 64}
 
+# How a pool keeps itself filled: Digital Rebar's AutoFill in snake_case,
+# with Poolboy's max_unready and delete_unhealthy
+# (pool_conductor.autofill).
+COUNT = {'type': 'integer', 'minimum': 0, 'maximum': 100000}
+AUTOFILL = {
+    'type': 'object',
+    'properties': {
+        'use_autofill': {'type': 'boolean'},
+        'min_free': COUNT,
+        'max_free': {**COUNT, 'type': ['integer', 'null']},
+        'acquire_pool': NULLABLE_NAME,
+        'return_pool': NULLABLE_NAME,
+        'create_parameters': {'type': 'object', 'maxProperties': 100},
+        'max_unready': {**COUNT, 'type': ['integer', 'null'],
+                        'minimum': 1},
+        'delete_unhealthy': {'type': 'boolean'},
+    },
+    'additionalProperties': False,
+}
+
 _POOL_FIELDS = {
     'lifespan': LIFESPAN,
+    'broker': NULLABLE_NAME,
+    'autofill': AUTOFILL,
     'description': TEXT,
     'documentation': TEXT,
     'parent_pool': NULLABLE_NAME,

@@ -67,6 +67,9 @@ NODE_FIELDS = {
     'workflow': _NULLABLE_STRING,
     'stage': _NULLABLE_STRING,
     'runnable': _BOOLEAN,
+    'broker': _NULLABLE_STRING,
+    'broker_ref': _NULLABLE_STRING,
+    'broker_token': _NULLABLE_STRING,
     'links': _LINKS,
 }
 
@@ -120,6 +123,9 @@ POOL_FIELDS = {
     'parent_pool': _NULLABLE_STRING,
     **dict.fromkeys(pool_schemas.ACTION_SETS, _ACTIONS),
     'lifespan': pool_schemas.LIFESPAN,
+    'broker': _NULLABLE_STRING,
+    'autofill': pool_schemas.AUTOFILL,
+    'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
@@ -130,6 +136,8 @@ _NAMED_TAIL = {'created_at': _TIMESTAMP, 'updated_at': _NULLABLE_TIMESTAMP,
 PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT,
                   'secret_params': _STRINGS, **_NAMED_TAIL}
 WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
+BROKER_FIELDS = {**_NAMED_COMMON, 'driver': STRING, 'parameters': _OBJECT,
+                 **_NAMED_TAIL}
 
 
 def _named(fields: dict, collection: str, item: str) -> dict:
@@ -250,13 +258,19 @@ SCHEMAS = {
     **_named(POOL_FIELDS, 'pools', 'Pool'),
     **_named(PROFILE_FIELDS, 'profiles', 'Profile'),
     **_named(WORKFLOW_FIELDS, 'workflows', 'Workflow'),
+    **_named(BROKER_FIELDS, 'brokers', 'Broker'),
     'PoolStatus': _object({
         'name': STRING,
         'total': {'type': 'integer'},
         'statuses': _object(
             dict.fromkeys(states.POOL_STATUSES, {'type': 'integer'}),
             required=states.POOL_STATUSES),
-    }, required=('name', 'total', 'statuses')),
+        'creating': {'type': 'integer',
+                     'description': 'Members a broker is making.'},
+        'unhealthy': {'type': 'integer',
+                      'description': 'Members whose creation failed and '
+                                     'is tried again.'},
+    }, required=('name', 'total', 'statuses', 'creating', 'unhealthy')),
     'Params': _OBJECT,
     'PoolActionResults': {'type': 'array', 'items': _object({
         'status': STRING, 'allocated': _BOOLEAN,

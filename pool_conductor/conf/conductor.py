@@ -37,6 +37,28 @@ opts = [
                       'move its own nodes on in their workflows. 0 '
                       'disables it: this conductor then drives no '
                       'workflow.'),
+    cfg.FloatOpt('check_autofill_interval',
+                 default=5.0,
+                 min=0,
+                 help='Seconds between two rounds in which a conductor '
+                      'keeps the pools with autofill within their bounds: '
+                      'it takes the pools no live conductor fills (those '
+                      'of dead conductors too), moves machines from their '
+                      'acquire pools, has their brokers make and destroy '
+                      'machines, and sends the excess to their return '
+                      'pools. 0 disables it on this conductor.'),
+    cfg.FloatOpt('broker_retry_interval',
+                 default=10.0,
+                 min=0,
+                 help='Seconds before a machine whose creation by a broker '
+                      'failed is asked for again; the wait doubles with '
+                      'each failure of the same machine, up to 32 times '
+                      'this.'),
+    cfg.IntOpt('broker_workers',
+               default=8,
+               min=1,
+               help='Broker calls (creations and destructions of machines) '
+                    'a conductor makes at once in a round of AutoFill.'),
     cfg.IntOpt('allocation_workers',
                default=8,
                min=1,

@@ -140,6 +140,17 @@ def update_nodes(conn, changes: dict[int, dict], free: bool = False,
     return conn.execute(stmt).rowcount
 
 
+def insert_nodes(conn, rows: list[dict]) -> list[int]:
+    """Insert nodes (each with its uuid and pool); their ids, in the
+    order of rows."""
+    now = api.utcnow()
+    conn.execute(sa.insert(_NODES), [{**row, 'created_at': now}
+                                     for row in rows])
+    uuids = [row['uuid'] for row in rows]
+    ids = dict(conn.execute(sa.select(_NODES.c.uuid, _NODES.c.id).where(
+        _NODES.c.uuid.in_(uuids))).all())
+    return [ids[u] for u in uuids]
+
 def insert_allocations(conn, rows: list[dict]) -> list[int]:
     """Insert active allocations (each with its uuid); their ids, in the
     order of rows."""

@@ -64,6 +64,7 @@ class Node(TimestampMixin, Base):
         sa.Index('nodes_pool_conductor_idx', 'pool_status',
                  'pool_conductor_affinity'),
         sa.Index('nodes_lessee_idx', 'lessee'),
+        sa.Index('nodes_broker_idx', 'broker'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
         sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
@@ -135,6 +136,11 @@ class Node(TimestampMixin, Base):
     # When the node entered its current stage (or its workflow).
     stage_updated_at: orm.Mapped[datetime.datetime | None] = (
         orm.mapped_column(sa.DateTime))
+    # A machine a broker made: the broker, its id there, and the
+    # idempotency token of the request that made it.
+    broker: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    broker_ref: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    broker_token: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -251,6 +257,32 @@ class Pool(TimestampMixin, Base):
     # unclaimed}, durations such as "4h".
     lifespan: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
                                                           default=dict)
+    # The broker that makes machines for the pool, and how the pool keeps
+    # itself filled: {use_autofill, min_free, max_free, acquire_pool,
+    # return_pool, create_parameters, max_unready, delete_unhealthy}.
+    broker: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    autofill: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                          default=dict)
+    # The last error of filling the pool (a broker failure).
+    last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # The conductor that keeps the pool filled.
+    autofill_conductor: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+
+
+class Broker(TimestampMixin, Base):
+    """A resource broker: a driver that creates and destroys machines,
+    with its parameters."""
+    __tablename__ = 'brokers'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_brokers0name'),)
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    driver: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    parameters: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                            default=dict)
 
 
 class Profile(TimestampMixin, Base):

@@ -10,7 +10,7 @@ from pool_conductor import exception
 DEFAULT_POOL = models.DEFAULT_POOL
 # The kind of each named object, as error messages call it.
 KINDS = {models.Pool: 'Pool', models.Profile: 'Profile',
-         models.Workflow: 'Workflow'}
+         models.Workflow: 'Workflow', models.Broker: 'Broker'}
 
 
 def _get(session, model, name: str, lock: dict | None = None):
@@ -137,6 +137,14 @@ def _users(session, model, name: str) -> str | None:
                 models.Pool.parent_pool == name).limit(1)) is not None:
             return 'it is the parent pool of another pool'
         return None
+    if model is models.Broker:
+        pool = session.scalar(sa.select(models.Pool.name).where(
+            models.Pool.broker == name).limit(1))
+        if pool is not None:
+            return 'pool %s uses it' % pool
+        uuid = session.scalar(sa.select(node.uuid).where(
+            node.broker == name).limit(1))
+        return 'node %s was made by it' % uuid if uuid else None
     column = (node.workflow == name if model is models.Workflow
               else _json_list_contains(node.profiles, name))
     uuid = session.scalar(sa.select(node.uuid).where(column).limit(1))

@@ -50,12 +50,15 @@ BODIES = {
     'PortCreate': '{"address": "52:54:00:00:00:09", "node_uuid": "%s", '
                   '"extra": {"k": %%s}}' % NODE_UUID,
     'VIF': '{"id": "vif-1", "extra": {"k": %s}}',
+    'BrokerCreate': '{"name": "b2", "driver": "fake", "parameters": '
+                    '{"k": %s}}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
     '/v1/pools/<pool_name>': '/params/k',
     '/v1/profiles/<profile_name>': '/params/k',
     '/v1/workflows/<workflow_name>': '/description',
+    '/v1/brokers/<broker_name>': '/parameters/k',
 }
 
 
@@ -72,7 +75,8 @@ class TestBodyBoundary(base.APITestCase):
         for collection, body in (
                 ('pools', {'name': 'web'}),
                 ('profiles', {'name': 'big', 'params': {'a': 1}}),
-                ('workflows', {'name': 'wf', 'stages': []})):
+                ('workflows', {'name': 'wf', 'stages': []}),
+                ('brokers', {'name': 'cloud', 'driver': 'fake'})):
             resp = self.post('/v1/' + collection, body)
             self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/allocations', {'resource_class': 'rc',
@@ -84,7 +88,8 @@ class TestBodyBoundary(base.APITestCase):
         self.path_values = {'node_ident': 'n1', 'allocation_ident': 'a1',
                             'pool_name': 'web', 'profile_name': 'big',
                             'workflow_name': 'wf',
-                            'port_uuid': resp.get_json()['uuid']}
+                            'port_uuid': resp.get_json()['uuid'],
+                            'broker_name': 'cloud'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -106,7 +111,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(24, len(body_routes()))
+        self.assertEqual(26, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

@@ -76,7 +76,8 @@ class TestCreate(NodeAPITestCase):
              'maintenance', 'maintenance_reason', 'owner', 'lessee',
              'reservation', 'last_error', 'created_at', 'updated_at',
              'links', 'pool', 'pool_status', 'pool_allocated', 'params',
-             'profiles', 'workflow', 'stage', 'runnable'}, set(body))
+             'profiles', 'workflow', 'stage', 'runnable', 'broker',
+             'broker_ref', 'broker_token'}, set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())

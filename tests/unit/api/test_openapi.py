@@ -10,6 +10,7 @@ import referencing.jsonschema
 
 from pool_api import app as pool_app
 from pool_api.handlers import allocations as allocation_handlers
+from pool_api.handlers import brokers as broker_handlers
 from pool_api.handlers import nodes as node_handlers
 from pool_api.handlers import pools as pool_handlers
 from pool_api.handlers import profiles as profile_handlers
@@ -17,6 +18,7 @@ from pool_api.handlers import workflows as workflow_handlers
 from pool_api import openapi
 from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -224,6 +226,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/workflows', 'post'): pool_schemas.WORKFLOW_CREATE,
             ('/v1/workflows/{workflow_name}', 'patch'):
                 validation.PATCH_SCHEMA,
+            ('/v1/brokers', 'post'): broker_schemas.BROKER_CREATE,
+            ('/v1/brokers/{broker_name}', 'patch'): validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/returnToPool', 'post'):
                 pool_schemas.ACTION,
             ('/v1/ports', 'post'): port_schemas.CREATE,
@@ -276,7 +280,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                          list(schemas['Allocation']['properties']))
         for schema, handlers in (('Pool', pool_handlers),
                                  ('Profile', profile_handlers),
-                                 ('Workflow', workflow_handlers)):
+                                 ('Workflow', workflow_handlers),
+                                 ('Broker', broker_handlers)):
             self.assertEqual(
                 [*handlers.FIELDS, 'created_at', 'updated_at', 'links'],
                 list(schemas[schema]['properties']))

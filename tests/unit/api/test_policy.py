@@ -134,7 +134,8 @@ CASES = [
     (method, path % {'kind': kind}, body, expected)
     for kind, create in (('pools', {'name': 'p1'}),
                          ('profiles', {'name': 'p1'}),
-                         ('workflows', {'name': 'w1', 'stages': []}))
+                         ('workflows', {'name': 'w1', 'stages': []}),
+                         ('brokers', {'name': 'b1', 'driver': 'fake'}))
     for method, path, body, expected in (
         ('GET', '/v1/%(kind)s', None, SYSTEM_READER_ONLY),
         ('POST', '/v1/%(kind)s', create, SYSTEM_ADMIN_ONLY),
@@ -166,7 +167,8 @@ def _placeholders(rule: str) -> str:
                         ('<vif_id>', 'vif-1'),
                         ('<pool_name>', '{pools}'),
                         ('<profile_name>', '{profiles}'),
-                        ('<workflow_name>', '{workflows}')):
+                        ('<workflow_name>', '{workflows}'),
+                        ('<broker_name>', '{brokers}')):
         rule = rule.replace(name, value)
     return rule
 
@@ -204,12 +206,15 @@ class PolicyTestCase(base.APITestCase):
             allocations.backfill(
                 self.context, {'owner': PROJECT}, used)
             ids['used'] = used.uuid
-        for kind, model in (('pools', models.Pool),
-                            ('profiles', models.Profile),
-                            ('workflows', models.Workflow)):
+        for kind, model, values in (
+                ('pools', models.Pool, {}),
+                ('profiles', models.Profile, {}),
+                ('workflows', models.Workflow, {}),
+                ('brokers', models.Broker, {'driver': 'fake'})):
             if '{%s}' % kind in path:
                 ids[kind] = pools_db.create(self.context, model, {
-                    'name': '%s-%s' % (kind, uuid.uuid4().hex[:8])}).name
+                    'name': '%s-%s' % (kind, uuid.uuid4().hex[:8]),
+                    **values}).name
         if '{alloc}' in path:
             ids['alloc'] = allocations_db.create_allocation(self.context, {
                 'owner': PROJECT, 'state': 'error',

@@ -172,7 +172,7 @@ class TestPools(PoolAPITestCase):
         self.assertEqual(2, body['total'])
         self.assertEqual(2, body['statuses']['Free'])
         self.assertEqual(0, body['statuses']['InUse'])
-        self.assertEqual(10, len(body['statuses']))
+        self.assertEqual(11, len(body['statuses']))
         self.assertEqual(0, self.get('/v1/pools/web/status')
                          .get_json()['total'])
 

@@ -1,0 +1,451 @@
+"""AutoFill: pools that keep themselves filled, within min_free and
+max_free, from an acquire pool and a broker."""
+import concurrent.futures
+import dataclasses
+import threading
+import time
+
+from oslo_db import exception as db_exc
+from oslo_log import log
+
+from pool_conductor import binding
+from pool_conductor import brokers
+from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
+from pool_conductor.db import autofill as autofill_db
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import pools as pools_db
+from pool_conductor import exception
+from pool_conductor import lifespans
+from pool_conductor import retry
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
+
+# The autofill of a pool that has none, and what a pool's autofill
+# leaves out.
+DEFAULTS = {'use_autofill': False, 'min_free': 0, 'max_free': None,
+            'acquire_pool': None, 'return_pool': None,
+            'create_parameters': {}, 'max_unready': None,
+            'delete_unhealthy': False}
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """A pool's autofill, with its defaults."""
+
+    use_autofill: bool = False
+    min_free: int = 0
+    max_free: int | None = None
+    acquire_pool: str | None = None
+    return_pool: str | None = None
+    create_parameters: dict = dataclasses.field(default_factory=dict)
+    max_unready: int | None = None
+    delete_unhealthy: bool = False
+
+    @classmethod
+    def of(cls, autofill: dict | None) -> 'Settings':
+        return cls(**{**DEFAULTS, **(autofill or {})})
+
+
+def normalized(autofill: dict | None) -> dict:
+    """A pool's autofill with every key, as the API shows it."""
+    return {**DEFAULTS, **(autofill or {})}
+
+
+def check_pool(context, pool: str, broker: str | None,
+          autofill: dict | None) -> None:
+    """Check a pool's broker and autofill: min_free at most max_free; the
+    broker and the acquire and return pools exist and are not the pool
+    itself; a pool that fills itself has somewhere to fill from.
+
+    :raises: InvalidParameterValue, ObjectNotFound
+    """
+    settings = Settings.of(autofill)
+    if broker:
+        pools_db.get(context, models.Broker, broker)
+    if settings.max_free is not None and settings.min_free > \
+            settings.max_free:
+        raise exception.InvalidParameterValue(
+            err='autofill.min_free (%d) of pool %s is more than its '
+                'max_free (%d).' % (settings.min_free, pool,
+                                    settings.max_free))
+    for key in ('acquire_pool', 'return_pool'):
+        other = getattr(settings, key)
+        if other is None:
+            continue
+        if other == pool:
+            raise exception.InvalidParameterValue(
+                err='autofill.%s of pool %s cannot be the pool itself.'
+                    % (key, pool))
+        pools_db.get(context, models.Pool, other)
+    if (settings.use_autofill and settings.min_free > 0
+            and not broker and not settings.acquire_pool):
+        raise exception.InvalidParameterValue(
+            err='Pool %s cannot fill itself: autofill.min_free is %d but '
+                'it has neither a broker nor an autofill.acquire_pool.'
+                % (pool, settings.min_free))
+
+
+@dataclasses.dataclass
+class Round:
+    """What one round did to a pool."""
+
+    acquired: int = 0
+    requested: int = 0
+    created: int = 0
+    returned: int = 0
+    destroyed: int = 0
+    failed: int = 0
+    # Failed creations given up (delete_unhealthy).
+    abandoned: int = 0
+    # Free broker-made nodes older than the pool's unclaimed lifespan.
+    expired: int = 0
+    # Nodes this round recorded to be created (locked by it).
+    requested_ids: list = dataclasses.field(default_factory=list)
+    # Free broker-made nodes locked to be destroyed.
+    to_destroy: list = dataclasses.field(default_factory=list)
+    settings: Settings = dataclasses.field(default_factory=Settings)
+
+
+class AutoFiller:
+    """One conductor's AutoFill: keeps the pools it fills within bounds.
+
+    A pool is filled by one conductor at a time, its autofill_conductor,
+    taken by compare-and-swap when no live conductor fills it. Each round
+    counts the pool's members under the lock of its row, so that even two
+    conductors that both think they fill it never make more than
+    min_free; brokers are called after that transaction, under the node
+    locks, never inside a transaction.
+    """
+
+    def __init__(self, host: str):
+        self.host = host
+        # Node id -> (failures, monotonic time before which it waits).
+        self._backoff: dict[int, tuple[int, float]] = {}
+        # Guards the back-offs and a round's counts across broker threads.
+        self._lock = threading.Lock()
+
+    def check(self, context) -> dict[str, Round]:
+        """Take the pools no live conductor fills and fill this
+        conductor's. Never raises.
+
+        :returns: pool name -> what the round did to it.
+        """
+        try:
+            alive = conductors_db.list_alive_hostnames(
+                context, CONF.conductor.heartbeat_timeout)
+            pools = autofill_db.list_pools(context)
+            if self.host in alive:
+                # Nodes a dead conductor was creating become free to
+                # resume.
+                conductors_db.clear_dead_reservations(context, alive)
+        except Exception as exc:
+            LOG.warning('Listing the pools to fill on %s failed: %s',
+                        self.host, exc)
+            return {}
+        rounds = {}
+        for pool in pools:
+            if not Settings.of(pool.autofill).use_autofill:
+                continue
+            owner = pool.autofill_conductor
+            try:
+                if owner != self.host:
+                    # With a stale heartbeat of our own we may be the one
+                    # considered dead: no takeover then.
+                    if (self.host not in alive
+                            or (owner is not None and owner in alive)):
+                        continue
+                    if not autofill_db.take_pool(context, pool.name, owner,
+                                                 self.host):
+                        continue
+                    LOG.info('Conductor %(host)s fills pool %(pool)s now '
+                             '(before: %(old)s)', {'host': self.host,
+                                                   'pool': pool.name,
+                                                   'old': owner})
+                rounds[pool.name] = self.fill(context, pool.name)
+            except exception.PoolException as exc:
+                LOG.warning('Filling pool %(pool)s failed: %(exc)s',
+                            {'pool': pool.name, 'exc': exc})
+                self._pool_error(context, pool.name,
+                                 'Filling the pool failed: %s' % exc)
+            except Exception as exc:
+                LOG.exception('Filling pool %s failed', pool.name)
+                self._pool_error(context, pool.name,
+                                 'Filling the pool failed: %s' % exc)
+        return rounds
+
+    def fill(self, context, name: str) -> Round:
+        """One round of a pool this conductor fills: plan under the
+        pool's lock, then call its broker.
+
+        :raises: database errors
+        """
+        done = retry.on_deadlock(self._plan, context, name)
+        if done is None:
+            return Round()
+        self._create(context, name, done)
+        self._destroy(context, name, done)
+        if done.failed == 0 and (done.created or done.destroyed
+                                 or done.acquired or done.returned):
+            self._pool_error(context, name, None)
+        return done
+
+    def _plan(self, context, name: str) -> Round | None:
+        """Count the pool's members under its lock; move machines from
+        the acquire pool, record the machines to create, send the excess
+        to the return pool or lock it to be destroyed."""
+        done = Round()
+        with db_api.writer_connection(context) as conn:
+            pool = autofill_db.lock_pool(conn, name)
+            if pool is None or pool.autofill_conductor != self.host:
+                return None
+            settings = done.settings = Settings.of(pool.autofill)
+            if not settings.use_autofill:
+                return None
+            counts = autofill_db.member_counts(conn, name)
+            free = counts.get(states.POOL_FREE, 0)
+            creating = counts.get(states.POOL_CREATING, 0)
+            coming = sum(counts.get(s, 0) for s in (
+                states.POOL_FREE, states.POOL_CREATING, states.POOL_JOINING,
+                states.POOL_HOLD_JOIN, 'incoming'))
+            need = settings.min_free - coming
+            if need > 0 and settings.acquire_pool:
+                nodes = autofill_db.lock_free_nodes(
+                    conn, settings.acquire_pool, need)
+                if nodes:
+                    binding.move(conn, nodes, name)
+                    done.acquired = len(nodes)
+                    need -= len(nodes)
+            if need > 0 and pool.broker:
+                room = need
+                if settings.max_unready is not None:
+                    room = max(0, min(need, settings.max_unready - creating))
+                if room:
+                    done.requested_ids = binding.begin_creation(
+                        conn, name, pool.broker, self.host, room,
+                        settings.create_parameters.get('resource_class'))
+                    done.requested = room
+            if settings.max_free is not None and free > settings.max_free:
+                excess = free - settings.max_free
+                target = settings.return_pool
+                if target:
+                    if not binding_db.pool_actions(conn, [target]):
+                        raise exception.ObjectNotFound(kind='Pool',
+                                                       name=target)
+                    nodes = autofill_db.lock_free_nodes(conn, name, excess)
+                    if nodes:
+                        binding.move(conn, nodes, target)
+                        done.returned = len(nodes)
+                else:
+                    done.to_destroy = self._lock_to_destroy(
+                        conn, name, autofill_db.lock_free_nodes(
+                            conn, name, excess, broker_made=True))
+            unclaimed = (pool.lifespan or {}).get('unclaimed')
+            if unclaimed:
+                # Broker-made machines Free longer than the pool's
+                # unclaimed lifespan after they were made: destroyed, and
+                # replaced by a later round while under min_free.
+                taken = [n.id for n in done.to_destroy]
+                old = autofill_db.lock_free_nodes(
+                    conn, name, max(free - len(taken), 0), broker_made=True,
+                    made_before=db_api.utcnow() - lifespans.duration(
+                        unclaimed, 'lifespan.unclaimed'))
+                done.expired = len(old)
+                done.to_destroy += self._lock_to_destroy(conn, name, old)
+        if done.acquired or done.requested or done.returned:
+            LOG.info('Pool %(pool)s: %(acq)d machines taken from its acquire '
+                     'pool, %(req)d asked of its broker, %(ret)d sent to its '
+                     'return pool', {'pool': name, 'acq': done.acquired,
+                                     'req': done.requested,
+                                     'ret': done.returned})
+        return done
+
+    def _lock_to_destroy(self, conn, pool: str, nodes: list) -> list:
+        """Lock Free nodes for this conductor, to be destroyed after the
+        transaction (no allocation takes a locked node).
+
+        :raises: ConcurrentUpdate
+        """
+        if autofill_db.reserve_nodes(conn, [n.id for n in nodes],
+                                     self.host) != len(nodes):
+            raise exception.ConcurrentUpdate(
+                what='The Free nodes of pool %s' % pool)
+        return nodes
+
+    def _broker(self, context, name: str):
+        """A broker's driver and parameters.
+
+        :raises: BrokerError for a broker or driver that is gone
+        """
+        broker = autofill_db.get_broker(context, name)
+        if broker is None:
+            raise exception.BrokerError(broker=name,
+                                        reason='it does not exist')
+        try:
+            driver = brokers.get_driver(broker.driver)
+        except exception.BrokerDriverNotFound as exc:
+            raise exception.BrokerError(broker=name,
+                                        reason=str(exc)) from exc
+        return driver, dict(broker.parameters or {})
+
+    def _call(self, context, name: str, method: str, *args,
+              extra: dict | None = None):
+        """Call a broker's driver; its errors name the broker.
+
+        :raises: BrokerError
+        """
+        driver, parameters = self._broker(context, name)
+        try:
+            return getattr(driver, method)(*args, {**parameters,
+                                                   **(extra or {})})
+        except exception.BrokerError as exc:
+            raise exception.BrokerError(
+                broker=name,
+                reason=exc.kwargs.get('reason', str(exc))) from exc
+        except Exception as exc:
+            raise exception.BrokerError(broker=name,
+                                        reason=str(exc)) from exc
+
+    def _due(self, node_id: int) -> bool:
+        return time.monotonic() >= self._backoff.get(node_id, (0, 0.0))[1]
+
+    def _failed(self, context, pool: str, node_id: int, error: str,
+                done: Round) -> None:
+        """A creation failed: recorded on the node and the pool, and asked
+        for again after a back-off; with delete_unhealthy, the request is
+        given up instead (its node deleted) and a later round asks for a
+        replacement with a new token."""
+        with self._lock:
+            done.failed += 1
+        LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
+                    {'pool': pool, 'node': node_id, 'error': error})
+        self._pool_error(context, pool, error)
+        if done.settings.delete_unhealthy:
+            with self._lock:
+                self._backoff.pop(node_id, None)
+            if binding.abandon_creation(context, node_id, self.host):
+                with self._lock:
+                    done.abandoned += 1
+                return
+        with self._lock:
+            failures = self._backoff.get(node_id, (0, 0.0))[0] + 1
+            wait = CONF.conductor.broker_retry_interval * min(
+                2 ** (failures - 1), 32)
+            self._backoff[node_id] = (failures, time.monotonic() + wait)
+        autofill_db.fail_node(context, node_id, self.host, error)
+
+    def _pool_error(self, context, pool: str, error: str | None) -> None:
+        try:
+            autofill_db.set_pool_error(context, pool, error)
+        except Exception as exc:
+            LOG.warning('Recording the error of pool %(pool)s failed: '
+                        '%(exc)s', {'pool': pool, 'exc': exc})
+
+    def _in_parallel(self, work, items: list) -> None:
+        """Run work on each item, [conductor] broker_workers at once (a
+        broker call may take minutes), and wait for all."""
+        if len(items) <= 1:
+            for item in items:
+                work(item)
+            return
+        workers = min(CONF.conductor.broker_workers, len(items))
+        with concurrent.futures.ThreadPoolExecutor(workers) as executor:
+            for future in [executor.submit(work, i) for i in items]:
+                future.result()
+
+    def _create(self, context, name: str, done: Round) -> None:
+        """Have the brokers make the pool's machines being created: those
+        this round recorded (locked by it), and those no conductor holds,
+        left by a dead or restarted conductor (asked for again with their
+        token, so the broker gives the machine it may have made already).
+        """
+        mine = []
+        for node in autofill_db.creating_nodes(context, name,
+                                               done.requested_ids):
+            if not self._due(node.id):
+                continue
+            if node.reservation is None and not nodes_db.reserve(
+                    context, node.id, self.host):
+                continue
+            mine.append(node)
+        self._in_parallel(
+            lambda node: self._create_one(context, name, node, done), mine)
+
+    def _create_one(self, context, name: str, node, done: Round) -> None:
+        """Ask a node's broker for its machine and record it; never
+        raises."""
+        try:
+            machine = brokers.check_machine(node.broker, self._call(
+                context, node.broker, 'create', node.broker_token,
+                extra=done.settings.create_parameters))
+            finished = retry.on_deadlock(self._finish, context, node.id,
+                                         machine)
+        except Exception as exc:
+            try:
+                self._failed(context, name, node.id, str(exc), done)
+            except Exception as again:
+                LOG.warning('Recording the failure of node %(node)s '
+                            'failed: %(exc)s', {'node': node.uuid,
+                                                'exc': again})
+            return
+        with self._lock:
+            self._backoff.pop(node.id, None)
+            if finished:
+                done.created += 1
+        if not finished:
+            LOG.info('Node %s was taken from conductor %s while its broker '
+                     'made it', node.uuid, self.host)
+
+    def _finish(self, context, node_id: int, machine: dict) -> bool:
+        """Record the machine a broker made on its node.
+
+        :returns: whether this conductor still held the node.
+        :raises: BrokerError when the machine cannot be recorded
+        """
+        try:
+            with db_api.writer_connection(context) as conn:
+                node = autofill_db.lock_node(conn, node_id, self.host)
+                if node is None:
+                    return False
+                binding.finish_creation(conn, node, machine)
+                return True
+        except db_exc.DBDuplicateEntry:
+            raise exception.BrokerError(
+                broker=node.broker,
+                reason='the machine it made is named %s, as a node that '
+                       'exists already' % machine.get('name')) from None
+
+    def _destroy(self, context, name: str, done: Round) -> None:
+        """Have the brokers destroy the Free machines locked for it, then
+        delete their nodes; a failure unlocks the node, Free again."""
+        self._in_parallel(
+            lambda node: self._destroy_one(context, name, node, done),
+            done.to_destroy)
+        if done.destroyed:
+            LOG.info('Pool %(pool)s: %(num)d machines destroyed by their '
+                     'broker', {'pool': name, 'num': done.destroyed})
+
+    def _destroy_one(self, context, name: str, node, done: Round) -> None:
+        """Destroy one machine and delete its node; never raises."""
+        try:
+            self._call(context, node.broker, 'destroy', node.broker_ref)
+            deleted = binding.delete_destroyed(context, node.id, self.host)
+        except Exception as exc:
+            with self._lock:
+                done.failed += 1
+            LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
+                        {'pool': name, 'node': node.uuid, 'error': exc})
+            self._pool_error(context, name, str(exc))
+            try:
+                autofill_db.fail_node(context, node.id, self.host, str(exc))
+            except Exception as again:
+                LOG.warning('Unlocking node %(node)s failed: %(exc)s',
+                            {'node': node.uuid, 'exc': again})
+            return
+        if deleted:
+            with self._lock:
+                done.destroyed += 1

@@ -1,0 +1,112 @@
+"""Broker drivers: fake and exec, loaded through their entry points."""
+import os
+import sys
+
+import fixtures
+import testtools
+
+from pool_conductor import brokers
+from pool_conductor import exception
+
+SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                      'brokers', 'machines.py')
+
+
+class TestLoading(testtools.TestCase):
+
+    def test_drivers_load_by_name(self):
+        self.assertEqual('FakeBroker',
+                         type(brokers.get_driver('fake')).__name__)
+        self.assertEqual('CommandBroker',
+                         type(brokers.get_driver('exec')).__name__)
+
+    def test_unknown_driver(self):
+        self.assertRaisesRegex(exception.BrokerDriverNotFound, 'nope',
+                               brokers.get_driver, 'nope')
+
+
+class TestFakeBroker(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.driver = brokers.get_driver('fake')
+
+    def test_same_token_same_machine(self):
+        params = {'resource_class': 'small', 'traits': ['CUSTOM_A']}
+        first = self.driver.create('a' * 32, params)
+        self.assertEqual(first, self.driver.create('a' * 32, params))
+        self.assertNotEqual(first['ref'],
+                            self.driver.create('b' * 32, params)['ref'])
+        self.assertEqual('small', first['resource_class'])
+        self.assertEqual(['CUSTOM_A'], first['traits'])
+        self.assertEqual(first, brokers.check_machine('f', first))
+
+    def test_fail(self):
+        self.assertRaisesRegex(exception.BrokerError, 'fail',
+                               self.driver.create, 'a' * 32, {'fail': 1})
+        self.assertRaises(exception.BrokerError, self.driver.destroy, 'x',
+                          {'fail': 1})
+
+    def test_validate(self):
+        self.driver.validate({'delay': 0.5, 'fail': 0.1})
+        for bad in ({'delay': -1}, {'fail': 2}, {'fail': 'often'},
+                    {'delay': True}):
+            self.assertRaises(exception.InvalidParameterValue,
+                              self.driver.validate, bad)
+
+
+class TestExecBroker(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.driver = brokers.get_driver('exec')
+        self.state = self.useFixture(fixtures.TempDir()).path
+        self.params = {'command': [sys.executable, SCRIPT],
+                       'state_dir': self.state}
+
+    def test_create_and_destroy(self):
+        machine = self.driver.create('t' * 32, self.params)
+        self.assertEqual('vm-' + 't' * 32, machine['ref'])
+        self.assertEqual(['CUSTOM_VM'], machine['traits'])
+        # The same token is the same machine, not a second one.
+        self.assertEqual(machine, self.driver.create('t' * 32, self.params))
+        self.assertEqual(1, len(os.listdir(self.state)))
+        self.driver.destroy(machine['ref'], self.params)
+        self.assertEqual([], os.listdir(self.state))
+
+    def test_errors_name_the_broker(self):
+        for behave, message in (('error', 'out of machines'),
+                                ('exit', 'exited with status 3: cloud '
+                                         'unreachable'),
+                                ('garbage', 'did not write a JSON object')):
+            exc = self.assertRaises(
+                exception.BrokerError, self.driver.create, 't' * 32,
+                {**self.params, 'behave': behave})
+            self.assertIn('Broker exec failed', str(exc))
+            self.assertIn(message, str(exc))
+
+    def test_timeout(self):
+        exc = self.assertRaises(
+            exception.BrokerError, self.driver.create, 't' * 32,
+            {**self.params, 'behave': 'sleep', 'timeout': 0.5})
+        self.assertIn('did not answer within 0.5 seconds', str(exc))
+
+    def test_missing_program(self):
+        exc = self.assertRaises(
+            exception.BrokerError, self.driver.create, 't' * 32,
+            {**self.params, 'command': ['/nonexistent/broker']})
+        self.assertIn('could not be run', str(exc))
+
+    def test_validate(self):
+        for bad in ({}, {'command': 'make-vm'}, {'command': []},
+                    {'command': ['a', 1]},
+                    {'command': ['a'], 'timeout': 0}):
+            self.assertRaises(exception.InvalidParameterValue,
+                              self.driver.validate, bad)
+
+    def test_bad_machine(self):
+        for machine in ([], {}, {'ref': 3}, {'ref': 'x', 'name': 1},
+                        {'ref': 'x', 'traits': 'A'},
+                        {'ref': 'x', 'properties': []}):
+            self.assertRaises(exception.BrokerError, brokers.check_machine,
+                              'b', machine)
