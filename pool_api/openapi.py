@@ -14,6 +14,7 @@ import re
 from pool_api import auth
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
@@ -52,6 +53,9 @@ def _request_schemas() -> dict:
         'WorkflowCreate': pool_schemas.WORKFLOW_CREATE,
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
+        'ProviderCreate': claim_schemas.PROVIDER_CREATE,
+        'ClaimCreate': claim_schemas.CLAIM_CREATE,
+        'ClaimUpdate': claim_schemas.CLAIM_UPDATE,
     }
 
 
@@ -326,7 +330,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'conductors', 'pools', 'profiles',
-            'workflows')],
+            'workflows', 'providers', 'claims')],
         'paths': paths,
         'security': SECURITY,
         'components': {

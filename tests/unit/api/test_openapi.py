@@ -10,13 +10,16 @@ import referencing.jsonschema
 
 from pool_api import app as pool_app
 from pool_api.handlers import allocations as allocation_handlers
+from pool_api.handlers import claims as claim_handlers
 from pool_api.handlers import nodes as node_handlers
 from pool_api.handlers import pools as pool_handlers
 from pool_api.handlers import profiles as profile_handlers
+from pool_api.handlers import providers as provider_handlers
 from pool_api.handlers import workflows as workflow_handlers
 from pool_api import openapi
 from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api import validation
@@ -225,6 +228,11 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/returnToPool', 'post'):
                 pool_schemas.ACTION,
+            ('/v1/providers', 'post'): claim_schemas.PROVIDER_CREATE,
+            ('/v1/providers/{provider_name}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/claims', 'post'): claim_schemas.CLAIM_CREATE,
+            ('/v1/claims/{claim_ident}', 'patch'): validation.PATCH_SCHEMA,
             **{('/v1/pools/{pool_name}/%s' % action, 'post'):
                pool_schemas.ACTION
                for action in ('addMachines', 'removeMachines',
@@ -270,9 +278,12 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                          list(schemas['Node']['properties']))
         self.assertEqual(list(allocation_handlers.FIELDS),
                          list(schemas['Allocation']['properties']))
+        self.assertEqual(list(claim_handlers.FIELDS),
+                         list(schemas['Claim']['properties']))
         for schema, handlers in (('Pool', pool_handlers),
                                  ('Profile', profile_handlers),
-                                 ('Workflow', workflow_handlers)):
+                                 ('Workflow', workflow_handlers),
+                                 ('Provider', provider_handlers)):
             self.assertEqual(
                 [*handlers.FIELDS, 'created_at', 'updated_at', 'links'],
                 list(schemas[schema]['properties']))
