@@ -54,6 +54,8 @@ BATCH = 100
 _PAGE = 50
 _BUSY_SLEEP_MIN = 0.005
 _BUSY_SLEEP_MAX = 0.25
+# Whose lifespan limits a claim, for the messages.
+_HOLDER = 'its providers\''
 
 
 # Resolution (the API) ------------------------------------------------------
@@ -129,7 +131,7 @@ def create(context, values: dict, resources: list, rpcapi,
                                             for r in resolved])
     values['lifespan_end'] = lifespans.end(
         minimum_policy(p.lifespan for p in found.values()), now, now,
-        values.get('lifespan_end'))
+        values.get('lifespan_end'), _HOLDER)
     host = rpcapi.pick_conductor(context)
     values.update(resources=resolved, state=states.CLAIM_PENDING,
                   conductor_affinity=host)
@@ -417,7 +419,7 @@ def changed_end(context, claim, requested: datetime.datetime | None
                     'allowed is %s.' % lifespans.latest_end(
                         policy, claim.created_at, now).isoformat())
         return None
-    return lifespans.end(policy, claim.created_at, now, requested)
+    return lifespans.end(policy, claim.created_at, now, requested, _HOLDER)
 
 
 def _paths(op: dict) -> list[tuple[str, str]]:

@@ -434,7 +434,8 @@ class ClaimChangeTestCase(ClaimTestBase):
         self.assertError(400, self.patch_json(self.path, [
             {'op': 'replace', 'path': '/lifespan_end',
              'value': (wanted + 2 * HOUR).isoformat()}]),
-            'latest end allowed is')
+            "is later than its providers' lifespan allows: the latest end "
+            "allowed is")
         self.assertError(400, self.patch_json(self.path, [
             {'op': 'remove', 'path': '/lifespan_end'}]), 'cannot be removed')
         # A claim's machine is extended with its claim only.
