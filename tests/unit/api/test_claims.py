@@ -252,6 +252,10 @@ class ClaimAPITestCase(ClaimTestBase):
         for i in range(3):
             self.assertEqual('Free', self.node('node-%d' % i)[
                 'pool_status'])
+        self.assertError(400, self.patch_json(
+            '/v1/claims/%s' % claim['uuid'], [
+                {'op': 'add', 'path': '/resources/0/template/params',
+                 'value': {'a': 1}}]), 'it is error, not bound')
 
     def test_match_on_class_traits_and_params(self):
         self.provider(match_ignore=['/params/hostname',
