@@ -513,11 +513,17 @@ def update(context, claim, values: dict) -> None:
     retry.on_deadlock(work)
 
 
-def _apply_templates(conn, claim, resources: list) -> None:
+def check_changeable(claim) -> None:
+    """:raises: InvalidState unless the claim's templates may change (it
+    is bound)"""
     if claim.state != states.CLAIM_BOUND:
         raise exception.InvalidState(
             err='The templates of claim %s cannot change: it is %s, not '
                 'bound.' % (claim.uuid, claim.state))
+
+
+def _apply_templates(conn, claim, resources: list) -> None:
+    check_changeable(claim)
     allocs = {(a.extra or {}).get('claim_resource'): a
               for a in claims_db.allocations_of(conn, claim.id)}
     changes = {}

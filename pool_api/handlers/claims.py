@@ -148,6 +148,7 @@ def update_claim(claim_ident):
     validation.validate(schema.CLAIM_UPDATE, after)
     changed = validation.changes(before, after, PATCHABLE)
     if 'resources' in changed:
+        claims.check_changeable(claim)
         new = changed['resources']
         if [r['provider'] for r in new] != [r['provider']
                                             for r in claim.resources]:

@@ -46,12 +46,18 @@ BODIES = {
     'ProfileCreate': '{"name": "pr2", "params": {"k": %s}}',
     'WorkflowCreate': '{"name": "wf2", "stages": [], "extra": {"k": %s}}',
     'PoolAction': '{"count": 1, "extra": {"k": %s}}',
+    'ProviderCreate': '{"name": "pv2", "pool": "web", '
+                      '"defaults": {"params": {"k": %s}}}',
+    'ClaimCreate': '{"resources": [{"provider": "pv", '
+                   '"template": {"params": {"k": %s}}}]}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
     '/v1/pools/<pool_name>': '/params/k',
     '/v1/profiles/<profile_name>': '/params/k',
     '/v1/workflows/<workflow_name>': '/description',
+    '/v1/providers/<provider_name>': '/defaults/params/k',
+    '/v1/claims/<claim_ident>': '/resources/0/template/params/k',
 }
 
 
@@ -74,9 +80,15 @@ class TestBodyBoundary(base.APITestCase):
         resp = self.post('/v1/allocations', {'resource_class': 'rc',
                                              'name': 'a1'})
         self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/claims', {'name': 'c1',
+                                        'resources': [{'provider': 'pv'}]})
+        self.assertEqual(201, resp.status_code, resp.get_data())
         self.path_values = {'node_ident': 'n1', 'allocation_ident': 'a1',
                             'pool_name': 'web', 'profile_name': 'big',
-                            'workflow_name': 'wf'}
+                            'workflow_name': 'wf', 'provider_name': 'pv',
+                            'claim_ident': 'c1'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -98,7 +110,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(21, len(body_routes()))
+        self.assertEqual(25, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()
