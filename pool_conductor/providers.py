@@ -74,6 +74,14 @@ def check_validation(name: str, schema: dict) -> None:
         raise exception.InvalidParameterValue(
             err='Provider %s: validation is not a valid JSON schema: %s'
                 % (name, exc.message)) from None
+    try:
+        # References that resolve nowhere (remote ones are not fetched)
+        # show on a first use.
+        list(Validator(schema).iter_errors({}))
+    except Exception as exc:
+        raise exception.InvalidParameterValue(
+            err='Provider %s: validation cannot be applied: %s'
+                % (name, exc)) from None
     for pattern in _patterns(schema):
         try:
             regex.compile_re2(pattern)

@@ -15,6 +15,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
+from pool_conductor import exception
 from pool_conductor import pool_actions
 from pool_conductor import states
 from tests.functional import db_fixtures
@@ -150,15 +151,48 @@ class ClaimRaceMixin:
             self.context, 'race').get(states.POOL_FREE))
 
 
+class ClaimChangeMixin(ClaimRaceMixin):
+    """The statements of changes and deletion on each backend."""
+
+    def test_template_change_reaches_the_machine(self):
+        providers_db.update(self.context, 'race', {
+            'update_filters': [{'path_match': '/params(/.*)?'}],
+            'match_ignore': ['/params']})
+        self.fill(2)
+        claim_id = self.pending(2, HOSTS[0])
+        self.assertEqual(claims.BOUND,
+                         claims.process(self.context, claim_id, HOSTS[0]))
+        claim = claims_db.get(self.context,
+                              claims_db_uuid(self.context, claim_id))
+        self.assertRaises(exception.ObjectInUse, providers_db.delete,
+                          self.context, 'race')
+        resources = [dict(r, template=dict(r['template']))
+                     for r in claim.resources]
+        resources[1]['template']['params'] = {'power': 'off'}
+        claims.template_changes(
+            providers_db.get(self.context, 'race'), 1,
+            claim.resources[1]['template'], resources[1]['template'])
+        claims.update(self.context, claim, {'resources': resources})
+        node_id = self.held()[claim_id][1]
+        with db_api.reader(self.context) as session:
+            node = session.get(models.Node, node_id, populate_existing=True)
+        self.assertEqual({'power': 'off'}, node.params)
+        claims.destroy(self.context, claims_db.get(self.context,
+                                                   claim.uuid))
+        self.assertEqual({}, self.held())
+        providers_db.delete(self.context, 'race')
+
+
 def claims_db_uuid(context, claim_id: int) -> str:
     with db_api.reader(context) as session:
         return session.get(models.Claim, claim_id).uuid
 
 
-class PostgreSQLClaimRaceTestCase(ClaimRaceMixin,
+class PostgreSQLClaimRaceTestCase(ClaimChangeMixin,
                                   db_fixtures.PostgreSQLTestCase):
     pass
 
 
-class MySQLClaimRaceTestCase(ClaimRaceMixin, db_fixtures.MySQLTestCase):
+class MySQLClaimRaceTestCase(ClaimChangeMixin,
+                             db_fixtures.MySQLTestCase):
     pass

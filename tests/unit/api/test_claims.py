@@ -126,6 +126,10 @@ class ProviderAPITestCase(ClaimTestBase):
             'Provider p: validation is not a valid JSON schema')
         self.assertError(400, self.post('/v1/providers', {
             'name': 'p', 'pool': 'lab',
+            'validation': {'$ref': 'http://169.254.169.254/latest'}}),
+            'Provider p: validation cannot be applied')
+        self.assertError(400, self.post('/v1/providers', {
+            'name': 'p', 'pool': 'lab',
             'validation': {'description': 'x' * 70000}}),
             'larger than 65536')
         self.assertError(400, self.post('/v1/providers', {
