@@ -73,6 +73,15 @@ def minimum_policy(policies) -> dict:
     return result
 
 
+def whole_second(end: datetime.datetime | None
+                 ) -> datetime.datetime | None:
+    """An end rounded up to the second: MariaDB keeps whole seconds
+    only, and a claim must not end before the end it was given."""
+    if end is None or not end.microsecond:
+        return end
+    return end.replace(microsecond=0) + datetime.timedelta(seconds=1)
+
+
 def _check_references(context, template: dict, index: int) -> None:
     try:
         if template.get('workflow'):
@@ -129,9 +138,9 @@ def create(context, values: dict, resources: list, rpcapi,
     resolved = resolve(context, resources, claim, template_schema, check)
     found = providers_db.get_many(context, [r['provider']
                                             for r in resolved])
-    values['lifespan_end'] = lifespans.end(
+    values['lifespan_end'] = whole_second(lifespans.end(
         minimum_policy(p.lifespan for p in found.values()), now, now,
-        values.get('lifespan_end'), _HOLDER)
+        values.get('lifespan_end'), _HOLDER))
     host = rpcapi.pick_conductor(context)
     values.update(resources=resolved, state=states.CLAIM_PENDING,
                   conductor_affinity=host)
@@ -419,7 +428,8 @@ def changed_end(context, claim, requested: datetime.datetime | None
                     'allowed is %s.' % lifespans.latest_end(
                         policy, claim.created_at, now).isoformat())
         return None
-    return lifespans.end(policy, claim.created_at, now, requested, _HOLDER)
+    return whole_second(lifespans.end(policy, claim.created_at, now,
+                                      requested, _HOLDER))
 
 
 def _paths(op: dict) -> list[tuple[str, str]]:

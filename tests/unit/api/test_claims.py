@@ -357,8 +357,11 @@ class ClaimAPITestCase(ClaimTestBase):
         claim = self.ok(self.post('/v1/claims', {'resources': [
             {'provider': 'a'}, {'provider': 'b'}]}), 201)
         end = _parse(claim['lifespan_end'])
+        # Rounded up to the second.
+        self.assertEqual(0, end.microsecond)
         self.assertTrue(before + 2 * HOUR <= end
-                        <= db_api.utcnow() + 2 * HOUR)
+                        <= db_api.utcnow() + 2 * HOUR
+                        + datetime.timedelta(seconds=1))
         self.assertError(400, self.post('/v1/claims', {
             'resources': [{'provider': 'a'}, {'provider': 'b'}],
             'lifespan_end': (before + 30 * HOUR).isoformat()}),
