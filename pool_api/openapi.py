@@ -15,6 +15,7 @@ from pool_api import auth
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
+from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
@@ -58,6 +59,9 @@ def _request_schemas() -> dict:
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
         'BrokerCreate': broker_schemas.BROKER_CREATE,
+        'ProviderCreate': claim_schemas.PROVIDER_CREATE,
+        'ClaimCreate': claim_schemas.CLAIM_CREATE,
+        'ClaimUpdate': claim_schemas.CLAIM_UPDATE,
     }
 
 
@@ -337,7 +341,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers')],
+            'workflows', 'brokers', 'providers', 'claims')],
         'paths': paths,
         'security': SECURITY,
         'components': {

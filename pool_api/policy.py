@@ -146,6 +146,37 @@ for _noun in ('pool', 'profile', 'workflow', 'broker'):
             'pool:%s:%s' % (_noun, _verb), _check,
             '%s %ss.' % (_verb.capitalize(), _noun),
             [(_method, '/v1/%ss' % _noun)]))
+# Providers are administered by system admins and read by project
+# readers too, who name them in their claims.
+for _verb, _method, _check in (
+        ('get', 'GET', API_READER), ('list', 'GET', API_READER),
+        ('create', 'POST', SYSTEM_ADMIN), ('update', 'PATCH', SYSTEM_ADMIN),
+        ('delete', 'DELETE', SYSTEM_ADMIN)):
+    RULES.append(_rule('pool:provider:%s' % _verb, _check,
+                       '%s providers.' % _verb.capitalize(),
+                       [(_method, '/v1/providers')]))
+CLAIM = '/v1/claims/{claim_ident}'
+CLAIM_READER = ('(%s) or (role:reader and project_id:%%(claim.owner)s)'
+                % SYSTEM_READER)
+CLAIM_MEMBER = ('(%s) or (role:member and project_id:%%(claim.owner)s)'
+                % SYSTEM_MEMBER)
+RULES += [
+    _rule('pool:claim:get', CLAIM_READER, 'Show a claim.', [('GET', CLAIM)]),
+    _rule('pool:claim:list', API_READER,
+          'List the claims one may see: all of them with '
+          'pool:claim:list_all, else those of the project.',
+          [('GET', '/v1/claims')]),
+    _rule('pool:claim:list_all', SYSTEM_READER,
+          'List the claims of every project.', [('GET', '/v1/claims')]),
+    _rule('pool:claim:create', API_MEMBER,
+          'Create a claim; its owner is the project of the token.',
+          [('POST', '/v1/claims')]),
+    _rule('pool:claim:update', CLAIM_MEMBER,
+          'Change the lifespan_end or the resource templates of a claim.',
+          [('PATCH', CLAIM)]),
+    _rule('pool:claim:delete', CLAIM_MEMBER,
+          'Delete a claim, releasing its machines.', [('DELETE', CLAIM)]),
+]
 _POOL_ACTIONS = [('POST', '/v1/pools/{pool_ident}/%s' % action)
                  for action in ('addMachines', 'removeMachines',
                                 'allocateMachines', 'returnMachines')]
@@ -286,6 +317,13 @@ def authorize_allocation(rule: str, alloc, ident: str) -> None:
               exception.AllocationNotFound(allocation=ident))
 
 
+def authorize_claim(rule: str, claim, ident: str) -> None:
+    """authorize() on a claim: ClaimNotFound for one the caller cannot
+    see."""
+    authorize(rule, {'claim.owner': claim.owner or ''}, 'pool:claim:get',
+              exception.ClaimNotFound(claim=ident))
+
+
 def project_scope(list_all_rule: str) -> str | None:
     """The project a list is limited to, None when it sees all.
 
@@ -301,7 +339,8 @@ def project_scope(list_all_rule: str) -> str | None:
 
 # The rule to read each kind of named object.
 READ_RULES = {'Pool': 'pool:pool:get', 'Profile': 'pool:profile:get',
-              'Workflow': 'pool:workflow:get', 'Broker': 'pool:broker:get'}
+              'Workflow': 'pool:workflow:get', 'Broker': 'pool:broker:get',
+              'Provider': 'pool:provider:get'}
 
 
 def check_readable(kind: str, names) -> None:

@@ -4,6 +4,7 @@ from typing import NamedTuple
 
 from pool_api.handlers import allocations
 from pool_api.handlers import brokers
+from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
@@ -12,12 +13,14 @@ from pool_api.handlers import pool_actions
 from pool_api.handlers import pools
 from pool_api.handlers import ports
 from pool_api.handlers import profiles
+from pool_api.handlers import providers
 from pool_api.handlers import root
 from pool_api.handlers import traits
 from pool_api.handlers import vifs
 from pool_api.handlers import workflows
 from pool_api.openapi import Doc
 from pool_api.schemas import allocations as allocation_schemas
+from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -38,6 +41,8 @@ POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
 BROKER = '/v1/brokers/<broker_name>'
+PROVIDER = '/v1/providers/<provider_name>'
+CLAIM = '/v1/claims/<claim_ident>'
 
 # Query parameters and errors that routes share.
 _FIELDS = ('fields',)
@@ -257,6 +262,37 @@ ROUTES = [
               body='JSONPatch', errors=_MISSING)),
     Route(BROKER, 'DELETE', brokers.delete_broker,
           Doc('Delete a broker', 'brokers', status=204, errors=_WRITE)),
+
+    Route('/v1/providers', 'GET', providers.list_providers,
+          Doc('List providers', 'providers', 'ProviderList')),
+    Route('/v1/providers', 'POST', providers.create_provider,
+          Doc('Create a provider', 'providers', 'Provider', status=201,
+              body='ProviderCreate', errors=_WRITE, location=True)),
+    Route(PROVIDER, 'GET', providers.get_provider,
+          Doc('Show a provider', 'providers', 'Provider', errors=_MISSING)),
+    Route(PROVIDER, 'PATCH', providers.update_provider,
+          Doc('Update a provider (JSON Patch)', 'providers', 'Provider',
+              body='JSONPatch', errors=_MISSING)),
+    Route(PROVIDER, 'DELETE', providers.delete_provider,
+          Doc('Delete a provider', 'providers', status=204, errors=_WRITE)),
+
+    Route('/v1/claims', 'GET', claims.list_claims,
+          Doc('List claims', 'claims', 'ClaimList', query=_LIST,
+              sort_keys=claims.SORT_KEYS, filters=claim_schemas.FILTERS)),
+    Route('/v1/claims', 'POST', claims.create_claim,
+          Doc('Create a claim of machines from providers', 'claims',
+              'Claim', status=201, body='ClaimCreate', errors=_WRITE,
+              location=True, creates='claim_ident')),
+    Route(CLAIM, 'GET', claims.get_claim,
+          Doc('Show a claim', 'claims', 'Claim', query=_FIELDS,
+              errors=_MISSING)),
+    Route(CLAIM, 'PATCH', claims.update_claim,
+          Doc('Update a claim (JSON Patch): its lifespan_end, its '
+              'resource templates', 'claims', 'Claim', body='JSONPatch',
+              errors=_WRITE)),
+    Route(CLAIM, 'DELETE', claims.delete_claim,
+          Doc('Delete a claim, releasing its machines', 'claims',
+              status=204, errors=_WRITE)),
 ]
 
 

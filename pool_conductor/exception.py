@@ -83,6 +83,10 @@ class AllocationNotFound(NotFound):
     """Allocation %(allocation)s could not be found."""
 
 
+class ClaimNotFound(NotFound):
+    """Claim %(claim)s could not be found."""
+
+
 class ConductorNotFound(NotFound):
     """Conductor %(conductor)s could not be found."""
 
@@ -165,6 +169,19 @@ class NodeInWrongState(Conflict):
 
 class ConcurrentUpdate(Conflict):
     """%(what)s was changed by another request, please retry."""
+
+
+class ClaimDuplicateName(Conflict):
+    """A claim with name %(name)s already exists."""
+
+
+class ClaimAlreadyExists(Conflict):
+    """A claim with UUID %(uuid)s already exists."""
+
+
+class AllocationOfClaim(Conflict):
+    """Allocation %(allocation)s is a machine of claim %(claim)s: %(what)s
+    the claim instead."""
 
 
 class ObjectAlreadyExists(Conflict):

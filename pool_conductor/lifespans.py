@@ -83,10 +83,13 @@ def latest_end(policy: dict | None, created: datetime.datetime,
 
 def end(policy: dict | None, created: datetime.datetime,
         now: datetime.datetime,
-        requested: datetime.datetime | None = None
+        requested: datetime.datetime | None = None,
+        holder: str = 'the pool\'s'
         ) -> datetime.datetime | None:
     """An allocation's lifespan_end: the requested one, else now plus the
     default, never later than latest_end(); None when nothing limits it.
+
+    :param holder: whose lifespan policy it is, for the message.
 
     :raises: InvalidParameterValue for a requested end that is not in
         the future or is later than the policy allows (naming the latest
@@ -100,9 +103,9 @@ def end(policy: dict | None, created: datetime.datetime,
                     % _iso(requested))
         if latest is not None and requested > latest:
             raise exception.InvalidParameterValue(
-                err='lifespan_end %s is later than the pool\'s lifespan '
-                    'allows: the latest end allowed is %s.'
-                    % (_iso(requested), _iso(latest)))
+                err='lifespan_end %s is later than %s lifespan allows: '
+                    'the latest end allowed is %s.'
+                    % (_iso(requested), holder, _iso(latest)))
         return requested
     default = (policy or {}).get('default')
     ends = [e for e in (now + duration(default) if default else None,

@@ -7,6 +7,7 @@ from oslo_log import log
 
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.autofill import AutoFiller
+from pool_conductor import claims
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import lifespans
@@ -35,11 +36,11 @@ class ConductorService:
     of the same host left behind and resumes that host's allocations. Its
     periodic tasks heartbeat, take over allocations of dead conductors,
     queue again its own allocations that no worker holds (after a lost
-    message or a database outage), release allocations whose lifespan
-    has ended, keep pools with autofill filled, and drive pool nodes
-    through their
-    workflows with the provisioner: nodes no live conductor drives are
-    claimed, and those this host drove before a restart are resumed.
+    message or a database outage), bind pending claims, release
+    allocations and claims whose lifespan has ended, keep pools with
+    autofill filled, and drive pool nodes through their workflows with the
+    provisioner: nodes no live conductor drives are claimed, and those this
+    host drove before a restart are resumed.
     """
 
     def __init__(self, host: str | None = None):
@@ -87,6 +88,9 @@ class ConductorService:
         interval = CONF.conductor.check_autofill_interval
         if interval > 0:
             tasks.append(_periodic(self.check_autofill, interval))
+        interval = CONF.conductor.check_claims_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_claims, interval))
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
         self._periodics = periodics.PeriodicWorker(
@@ -163,9 +167,14 @@ class ConductorService:
                         exc)
 
     def check_lifespans(self) -> None:
-        """Periodic task: release allocations whose lifespan has ended;
-        never raises."""
+        """Periodic task: release allocations and claims whose lifespan
+        has ended; never raises."""
         lifespans.expire(self.context, self.host)
+        claims.expire(self.context, self.host)
+
+    def check_claims(self) -> None:
+        """Periodic task: bind pending claims; never raises."""
+        claims.bind_pending(self.context, self.host)
 
     def check_autofill(self) -> None:
         """Periodic task: keep the pools this conductor fills within

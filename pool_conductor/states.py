@@ -62,3 +62,15 @@ POOL_HOLD = {POOL_JOINING: POOL_HOLD_JOIN, POOL_BUILDING: POOL_HOLD_BUILD,
 # Every status of a node waiting for a stage, held or not: a conductor
 # drives it (pool_conductor_affinity).
 POOL_WAITING = POOL_MOVING + tuple(POOL_HOLD.values())
+
+# Claims (Poolboy's ResourceClaims): written as pending by the API, bound
+# by a conductor (all resources or none), else in error; ready is shown
+# for a bound claim whose machines are all InUse; expired once its
+# lifespan has ended and its machines are released.
+CLAIM_PENDING = 'pending'
+CLAIM_BOUND = 'bound'
+CLAIM_READY = 'ready'
+CLAIM_ERROR = 'error'
+CLAIM_EXPIRED = 'expired'
+CLAIM_STATES = (CLAIM_PENDING, CLAIM_BOUND, CLAIM_READY, CLAIM_ERROR,
+                CLAIM_EXPIRED)

@@ -74,6 +74,17 @@ def _get_allocation(ident: str, rule: str):
     return alloc
 
 
+def _not_of_claim(alloc, what: str) -> None:
+    """A claim's machines are released and extended with the claim.
+
+    :raises: AllocationOfClaim
+    """
+    if alloc.claim_id is not None:
+        raise exception.AllocationOfClaim(
+            allocation=alloc.uuid, claim=(alloc.extra or {}).get(
+                'claim', alloc.claim_id), what=what)
+
+
 def _restrict_owner(body: dict) -> str | None:
     """The project that must own a new allocation, None for any.
 
@@ -202,6 +213,7 @@ def update_allocation(allocation_ident):
     common.check_name(after['name'], 'allocation')
     changed = validation.changes(before, after, PATCHABLE)
     if 'lifespan_end' in changed:
+        _not_of_claim(alloc, 'change the lifespan_end of')
         changed['lifespan_end'] = lifespans.changed_end(
             context, allocations.pool_of(alloc), alloc.created_at,
             validation.timestamp(changed['lifespan_end'], 'lifespan_end'))
@@ -214,6 +226,7 @@ def delete_allocation(allocation_ident):
     """Delete an allocation and release its node."""
     _require_allocations_api()
     alloc = _get_allocation(allocation_ident, 'baremetal:allocation:delete')
+    _not_of_claim(alloc, 'delete')
     allocations.destroy(flask.g.context, alloc.uuid)
     return '', 204
 
@@ -243,5 +256,6 @@ def get_node_allocation(node_ident):
 def delete_node_allocation(node_ident):
     _require_allocations_api()
     alloc = _allocation_of_node(node_ident, 'baremetal:allocation:delete')
+    _not_of_claim(alloc, 'delete')
     allocations.destroy(flask.g.context, alloc.uuid)
     return '', 204

@@ -7,6 +7,7 @@ appear.
 """
 from pool_api.handlers import nodes as node_handlers
 from pool_api import microversion
+from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_conductor import deploy_checks
 from pool_conductor import states
@@ -138,6 +139,34 @@ PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT,
 WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
 BROKER_FIELDS = {**_NAMED_COMMON, 'driver': STRING, 'parameters': _OBJECT,
                  **_NAMED_TAIL}
+PROVIDER_FIELDS = {
+    **_NAMED_COMMON,
+    'pool': STRING,
+    'defaults': claim_schemas.RESOURCE_TEMPLATE,
+    'template': _OBJECT,
+    'validation': _OBJECT,
+    'match_ignore': _STRINGS,
+    'update_filters': {'type': 'array',
+                       'items': claim_schemas.UPDATE_FILTER},
+    'lifespan': pool_schemas.LIFESPAN,
+    **_NAMED_TAIL,
+}
+CLAIM_FIELDS = {
+    'uuid': STRING,
+    'name': _NULLABLE_STRING,
+    'owner': _NULLABLE_STRING,
+    'state': {'type': 'string', 'enum': list(states.CLAIM_STATES)},
+    'last_error': _NULLABLE_STRING,
+    'resources': {'type': 'array', 'items': _object({
+        'provider': STRING,
+        'template': claim_schemas.RESOURCE_TEMPLATE,
+    }, required=('provider', 'template'))},
+    'allocations': _STRINGS,
+    'lifespan_end': _NULLABLE_TIMESTAMP,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
 
 
 def _named(fields: dict, collection: str, item: str) -> dict:
@@ -259,6 +288,16 @@ SCHEMAS = {
     **_named(PROFILE_FIELDS, 'profiles', 'Profile'),
     **_named(WORKFLOW_FIELDS, 'workflows', 'Workflow'),
     **_named(BROKER_FIELDS, 'brokers', 'Broker'),
+    **_named(PROVIDER_FIELDS, 'providers', 'Provider'),
+    'Claim': _object(
+        CLAIM_FIELDS, required=('links',),
+        description='A claim. Which fields it has depends on the fields '
+                    'parameter; links are always there.'),
+    'ClaimList': _object({
+        'claims': {'type': 'array', 'items': _ref('Claim')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('claims',)),
     'PoolStatus': _object({
         'name': STRING,
         'total': {'type': 'integer'},

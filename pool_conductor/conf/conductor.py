@@ -27,6 +27,14 @@ opts = [
                       'passed (its own, and those of dead conductors), so '
                       'an allocation is released at most about this long '
                       'after its end. 0 disables it on this conductor.'),
+    cfg.FloatOpt('check_claims_interval',
+                 default=1.0,
+                 min=0,
+                 help='Seconds between two rounds in which a conductor '
+                      'binds the pending claims (its own, those of no '
+                      'conductor and those of dead conductors), so a claim '
+                      'is bound about this long after it is made. 0 '
+                      'disables it on this conductor.'),
     cfg.FloatOpt('check_workflows_interval',
                  default=1.0,
                  min=0,

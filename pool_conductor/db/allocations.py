@@ -166,6 +166,8 @@ def list_expired(context, now, host: str, alive: list[str],
             sa.select(_ALLOCATIONS.c.id)
             .where(_ALLOCATIONS.c.lifespan_end <= now,
                    _ALLOCATIONS.c.state != states.ALLOCATING,
+                   # A claim's allocations end with it, together.
+                   _ALLOCATIONS.c.claim_id.is_(None),
                    sa.or_(aff == host, aff.is_(None), aff.not_in(alive)))
             .order_by(_ALLOCATIONS.c.lifespan_end)
             .limit(limit)))

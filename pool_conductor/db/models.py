@@ -190,6 +190,10 @@ class Allocation(TimestampMixin, Base):
     # When the allocation ends by itself (its pool's lifespan), if ever.
     lifespan_end: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime)
+    # The claim the allocation binds a resource of, if any.
+    claim_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),
+        index=True)
 
 
 class Port(TimestampMixin, Base):
@@ -310,6 +314,66 @@ class Workflow(TimestampMixin, Base):
     description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     stages: orm.Mapped[list | None] = orm.mapped_column(JSONType,
                                                         default=list)
+
+
+class Provider(TimestampMixin, Base):
+    """A provider of machines for claims (Poolboy's ResourceProvider)."""
+
+    __tablename__ = 'providers'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_providers0name'),)
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # The pool whose Free machines satisfy the provider's resources.
+    pool: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    # A machine request template merged under a claim's resource template.
+    defaults: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                          default=dict)
+    # {"enable": bool}: the strings of defaults are Jinja2 templates.
+    template: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                          default=dict)
+    # The JSON schema every resolved resource template must satisfy.
+    validation: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                            default=dict)
+    # JSON pointers into a template ignored when matching a machine.
+    match_ignore: orm.Mapped[list | None] = orm.mapped_column(
+        JSONType, default=list)
+    # [{path_match, allowed_ops}]: what may change after binding.
+    update_filters: orm.Mapped[list | None] = orm.mapped_column(
+        JSONType, default=list)
+    lifespan: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                          default=dict)
+
+
+class Claim(TimestampMixin, Base):
+    """Machines claimed together from providers (Poolboy's
+    ResourceClaim)."""
+
+    __tablename__ = 'claims'
+    __table_args__ = (
+        sa.Index('claims_state_affinity_idx', 'state',
+                 'conductor_affinity'),
+        sa.Index('claims_lifespan_end_idx', 'lifespan_end'),
+        sa.Index('claims_owner_idx', 'owner'),
+        sa.UniqueConstraint('uuid', name='uniq_claims0uuid'),
+        sa.UniqueConstraint('name', name='uniq_claims0name'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    owner: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # [{provider, template}], the templates resolved (defaults merged).
+    resources: orm.Mapped[list] = orm.mapped_column(JSONType, default=list)
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(15))
+    last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    lifespan_end: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime)
+    # The conductor that binds (and expires) the claim.
+    conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
 
 
 # A schema made from the models (tests, pool-server on a new SQLite file)

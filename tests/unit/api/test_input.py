@@ -52,6 +52,10 @@ BODIES = {
     'VIF': '{"id": "vif-1", "extra": {"k": %s}}',
     'BrokerCreate': '{"name": "b2", "driver": "fake", "parameters": '
                     '{"k": %s}}',
+    'ProviderCreate': '{"name": "pv2", "pool": "web", '
+                      '"defaults": {"params": {"k": %s}}}',
+    'ClaimCreate': '{"resources": [{"provider": "pv", '
+                   '"template": {"params": {"k": %s}}}]}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
@@ -59,6 +63,8 @@ PATCH_ROOTS = {
     '/v1/profiles/<profile_name>': '/params/k',
     '/v1/workflows/<workflow_name>': '/description',
     '/v1/brokers/<broker_name>': '/parameters/k',
+    '/v1/providers/<provider_name>': '/defaults/params/k',
+    '/v1/claims/<claim_ident>': '/resources/0/template/params/k',
 }
 
 
@@ -85,11 +91,17 @@ class TestBodyBoundary(base.APITestCase):
         resp = self.post('/v1/ports', {'node_uuid': NODE_UUID,
                                        'address': '52:54:00:00:00:01'})
         self.assertEqual(201, resp.status_code, resp.get_data())
+        port_uuid = resp.get_json()['uuid']
+        resp = self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/claims', {'name': 'c1',
+                                        'resources': [{'provider': 'pv'}]})
+        self.assertEqual(201, resp.status_code, resp.get_data())
         self.path_values = {'node_ident': 'n1', 'allocation_ident': 'a1',
                             'pool_name': 'web', 'profile_name': 'big',
-                            'workflow_name': 'wf',
-                            'port_uuid': resp.get_json()['uuid'],
-                            'broker_name': 'cloud'}
+                            'workflow_name': 'wf', 'port_uuid': port_uuid,
+                            'broker_name': 'cloud', 'provider_name': 'pv',
+                            'claim_ident': 'c1'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -111,7 +123,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(26, len(body_routes()))
+        self.assertEqual(30, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

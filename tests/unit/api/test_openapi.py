@@ -11,14 +11,17 @@ import referencing.jsonschema
 from pool_api import app as pool_app
 from pool_api.handlers import allocations as allocation_handlers
 from pool_api.handlers import brokers as broker_handlers
+from pool_api.handlers import claims as claim_handlers
 from pool_api.handlers import nodes as node_handlers
 from pool_api.handlers import pools as pool_handlers
 from pool_api.handlers import profiles as profile_handlers
+from pool_api.handlers import providers as provider_handlers
 from pool_api.handlers import workflows as workflow_handlers
 from pool_api import openapi
 from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
+from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -233,6 +236,11 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/ports', 'post'): port_schemas.CREATE,
             ('/v1/ports/{port_uuid}', 'patch'): validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/vifs', 'post'): port_schemas.VIF,
+            ('/v1/providers', 'post'): claim_schemas.PROVIDER_CREATE,
+            ('/v1/providers/{provider_name}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/claims', 'post'): claim_schemas.CLAIM_CREATE,
+            ('/v1/claims/{claim_ident}', 'patch'): validation.PATCH_SCHEMA,
             **{('/v1/pools/{pool_name}/%s' % action, 'post'):
                pool_schemas.ACTION
                for action in ('addMachines', 'removeMachines',
@@ -278,10 +286,13 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                          list(schemas['Node']['properties']))
         self.assertEqual(list(allocation_handlers.FIELDS),
                          list(schemas['Allocation']['properties']))
+        self.assertEqual(list(claim_handlers.FIELDS),
+                         list(schemas['Claim']['properties']))
         for schema, handlers in (('Pool', pool_handlers),
                                  ('Profile', profile_handlers),
                                  ('Workflow', workflow_handlers),
-                                 ('Broker', broker_handlers)):
+                                 ('Broker', broker_handlers),
+                                 ('Provider', provider_handlers)):
             self.assertEqual(
                 [*handlers.FIELDS, 'created_at', 'updated_at', 'links'],
                 list(schemas[schema]['properties']))

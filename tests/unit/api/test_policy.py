@@ -14,10 +14,12 @@ from pool_api import routes
 from pool_conductor import allocations
 from pool_conductor import ports
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import claims as claims_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor.db import providers as providers_db
 from tests.unit.api import base
 
 PROJECT = 'project-a'
@@ -148,7 +150,25 @@ CASES = [
     ('GET', '/v1/pools/{pools}/status', None, SYSTEM_READER_ONLY),
 ] + [('POST', '/v1/pools/{pools}/%s' % action, {}, SYSTEM_ADMIN_ONLY)
      for action in ('addMachines', 'removeMachines', 'allocateMachines',
-                    'returnMachines')]
+                    'returnMachines')] + [
+    # Providers are read by every reader, who name them in claims;
+    # claims are scoped to their owner as allocations are.
+    ('GET', '/v1/providers', None, ANY_READER),
+    ('POST', '/v1/providers', {'name': 'p1', 'pool': 'default'},
+     SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/providers/{providers}', None, ANY_READER),
+    ('PATCH', '/v1/providers/{providers}',
+     [{'op': 'replace', 'path': '/description', 'value': 'd'}],
+     SYSTEM_ADMIN_ONLY),
+    ('DELETE', '/v1/providers/{providers}', None, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/claims', None, ANY_READER),
+    # An empty claim is refused (400) once the policy let it through.
+    ('POST', '/v1/claims', {'resources': []}, ANY_MEMBER),
+    ('GET', '/v1/claims/{claim}', None, READ_ALLOC),
+    ('PATCH', '/v1/claims/{claim}',
+     [{'op': 'add', 'path': '/lifespan_end', 'value': None}], WRITE_ALLOC),
+    ('DELETE', '/v1/claims/{claim}', None, WRITE_ALLOC),
+]
 
 
 CASES_BY_ROUTE = {(m, p): b for m, p, b, _e in CASES}
@@ -168,7 +188,9 @@ def _placeholders(rule: str) -> str:
                         ('<pool_name>', '{pools}'),
                         ('<profile_name>', '{profiles}'),
                         ('<workflow_name>', '{workflows}'),
-                        ('<broker_name>', '{brokers}')):
+                        ('<broker_name>', '{brokers}'),
+                        ('<provider_name>', '{providers}'),
+                        ('<claim_ident>', '{claim}')):
         rule = rule.replace(name, value)
     return rule
 
@@ -215,6 +237,14 @@ class PolicyTestCase(base.APITestCase):
                 ids[kind] = pools_db.create(self.context, model, {
                     'name': '%s-%s' % (kind, uuid.uuid4().hex[:8]),
                     **values}).name
+        if '{providers}' in path:
+            ids['providers'] = providers_db.create(self.context, {
+                'name': 'provider-%s' % uuid.uuid4().hex[:8],
+                'pool': 'default'}).name
+        if '{claim}' in path:
+            ids['claim'] = claims_db.create(self.context, {
+                'uuid': str(uuid.uuid4()), 'owner': PROJECT,
+                'resources': [], 'state': 'error'}).uuid
         if '{alloc}' in path:
             ids['alloc'] = allocations_db.create_allocation(self.context, {
                 'owner': PROJECT, 'state': 'error',

@@ -1,0 +1,623 @@
+"""Claims: several machines from providers, bound together or not at all.
+
+Poolboy's ResourceClaims for machines. The API resolves each resource
+template (the provider's defaults, rendered, merged under it) and
+validates it, and writes the claim ``pending`` with a conductor's name. A
+conductor binds it in one transaction: the pools of its providers are
+share-locked in name order, then for each resource one Free member of
+its provider's pool that matches the template (SKIP LOCKED, none taken
+twice) is given to a new allocation through the binding writer. A
+resource that no Free machine matches puts the claim in ``error`` and
+nothing is bound. Deleting a claim, or the end of its lifespan, releases
+its machines through the binding writer.
+"""
+import copy
+import datetime
+import json
+import time
+
+import jsonpatch
+from oslo_db import exception as db_exc
+from oslo_log import log
+from oslo_utils import uuidutils
+
+from pool_conductor import binding
+from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import claims as claims_db
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import models
+from pool_conductor.db import pool_actions as actions_db
+from pool_conductor.db import pools as pools_db
+from pool_conductor.db import providers as providers_db
+from pool_conductor import exception
+from pool_conductor import lifecycle
+from pool_conductor import lifespans
+from pool_conductor import providers as providers_rules
+from pool_conductor import retry
+from pool_conductor import states
+from pool_conductor import templates
+
+LOG = log.getLogger(__name__)
+
+# What bind() tells its caller.
+BOUND = 'bound'
+FAILED = 'failed'
+BUSY = 'busy'       # matching machines exist, but other claims lock them
+GONE = 'gone'       # deleted, bound, or another conductor's meanwhile
+
+# Claims bound, and expired claims released, per conductor and round.
+BATCH = 100
+# Candidates read at once when a template has params SQL cannot compare
+# (maps, lists, or params partly ignored).
+_PAGE = 50
+_BUSY_SLEEP_MIN = 0.005
+_BUSY_SLEEP_MAX = 0.25
+# Whose lifespan limits a claim, for the messages.
+_HOLDER = 'its providers\''
+
+
+# Resolution (the API) ------------------------------------------------------
+
+def minimum_policy(policies) -> dict:
+    """The lifespan policy of a claim: the shortest of each key over its
+    providers' policies, as Poolboy applies several providers'."""
+    result: dict = {}
+    for policy in policies:
+        for key in lifespans.KEYS:
+            value = (policy or {}).get(key)
+            if value and (key not in result or lifespans.duration(value)
+                          < lifespans.duration(result[key])):
+                result[key] = value
+    return result
+
+
+def whole_second(end: datetime.datetime | None
+                 ) -> datetime.datetime | None:
+    """An end rounded up to the second: MariaDB keeps whole seconds
+    only, and a claim must not end before the end it was given."""
+    if end is None or not end.microsecond:
+        return end
+    return end.replace(microsecond=0) + datetime.timedelta(seconds=1)
+
+
+def _check_references(context, template: dict, index: int) -> None:
+    try:
+        if template.get('workflow'):
+            pools_db.get(context, models.Workflow, template['workflow'])
+        pools_db.get_many(context, models.Profile,
+                          template.get('profiles') or ())
+    except exception.ObjectNotFound as exc:
+        raise exception.InvalidParameterValue(
+            err='resources/%d/template: %s' % (index, exc.message)
+        ) from None
+
+
+def resolve(context, resources: list, claim: dict,
+            template_schema: dict, check) -> list[dict]:
+    """The resources of a new claim with resolved templates: each
+    provider's defaults (rendered) merged under the resource's template,
+    checked against template_schema (check(schema, document, where)) and
+    the provider's validation.
+
+    :raises: ObjectNotFound for a provider, InvalidParameterValue
+    """
+    found = providers_db.get_many(context, [r['provider']
+                                            for r in resources])
+    now = db_api.utcnow()
+    deadline = time.monotonic() + templates.TIME_LIMIT
+    result = []
+    for i, resource in enumerate(resources):
+        provider = found[resource['provider']]
+        template = providers_rules.resolve(
+            provider, resource.get('template') or {}, i, claim, now,
+            max(0.01, deadline - time.monotonic()))
+        check(template_schema, template, 'resources/%d/template' % i)
+        providers_rules.validate(provider, template, i)
+        _check_references(context, template, i)
+        result.append({'provider': provider.name, 'template': template})
+    return result
+
+
+def create(context, values: dict, resources: list, rpcapi,
+           template_schema: dict, check) -> models.Claim:
+    """Write a claim pending for a live conductor to bind.
+
+    :param values: uuid, name, owner, lifespan_end (requested).
+    :raises: ObjectNotFound, InvalidParameterValue, NoValidHost,
+        ClaimAlreadyExists, ClaimDuplicateName
+    """
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    now = db_api.utcnow()
+    claim = {'uuid': values['uuid'], 'name': values.get('name'),
+             'owner': values.get('owner'), 'resources': resources,
+             'lifespan_end': templates.Timestamp(values['lifespan_end'])
+             if values.get('lifespan_end') else None}
+    resolved = resolve(context, resources, claim, template_schema, check)
+    found = providers_db.get_many(context, [r['provider']
+                                            for r in resolved])
+    values['lifespan_end'] = whole_second(lifespans.end(
+        minimum_policy(p.lifespan for p in found.values()), now, now,
+        values.get('lifespan_end'), _HOLDER))
+    host = rpcapi.pick_conductor(context)
+    values.update(resources=resolved, state=states.CLAIM_PENDING,
+                  conductor_affinity=host)
+    return claims_db.create(context, values)
+
+
+# Binding (a conductor) -----------------------------------------------------
+
+class _Rollback(Exception):
+    """Leave the transaction: args[0] is the outcome, args[1] a message."""
+
+
+def _ignored_under(ignored: list[tuple], prefix: tuple) -> list[tuple]:
+    return [p[len(prefix):] for p in ignored if p[:len(prefix)] == prefix]
+
+
+def _strip(value, ignored: list[tuple]):
+    """A copy of value without the places ignored points to."""
+    value = copy.deepcopy(value)
+    for path in sorted(ignored, key=len, reverse=True):
+        parent = value
+        for part in path[:-1]:
+            if isinstance(parent, dict):
+                parent = parent.get(part)
+            elif isinstance(parent, list) and part.isdigit() and int(
+                    part) < len(parent):
+                parent = parent[int(part)]
+            else:
+                parent = None
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+        elif isinstance(parent, list) and path[-1].isdigit() and int(
+                path[-1]) < len(parent):
+            parent.pop(int(path[-1]))
+    return value
+
+
+class Match:
+    """What a Free machine must be to satisfy a resource template,
+    outside its provider's match_ignore: of its resource class, with its
+    traits, with its params (the node's own) equal."""
+
+    def __init__(self, template: dict, ignored: list[tuple]):
+        whole = () in ignored
+        self.resource_class = None if whole or ('resource_class',) in \
+            ignored else template.get('resource_class')
+        self.traits = () if whole or ('traits',) in ignored else tuple(
+            sorted(set(template.get('traits') or ())))
+        params = {} if whole or ('params',) in ignored else (
+            template.get('params') or {})
+        self.sql_params, self.other = {}, {}
+        for key, value in params.items():
+            under = _ignored_under(ignored, ('params', key))
+            if () in under:
+                continue
+            if (not under and isinstance(value, (str, int, float, bool))
+                    and value is not None):
+                self.sql_params[key] = value
+            else:
+                self.other[key] = (value, under)
+
+    def checks(self, node) -> bool:
+        """Whether a node's params SQL did not compare match."""
+        params = node.params or {}
+        return all(
+            key in params and _strip(params[key], under) == _strip(value,
+                                                                   under)
+            for key, (value, under) in self.other.items())
+
+    def find(self, conn, pool: str, exclude, lock: bool = True):
+        """A free node of pool that matches, locked (with lock)."""
+        after = 0
+        while True:
+            rows = claims_db.free_nodes(
+                conn, pool, self.resource_class, self.traits,
+                self.sql_params, exclude, after,
+                _PAGE if self.other else 1, lock)
+            for row in rows:
+                if self.checks(row):
+                    return row
+            if len(rows) < (_PAGE if self.other else 1):
+                return None
+            after = rows[-1].id
+
+    def describe(self) -> str:
+        parts = []
+        if self.resource_class:
+            parts.append('resource class %s' % self.resource_class)
+        if self.traits:
+            parts.append('traits %s' % ', '.join(self.traits))
+        params = {**self.sql_params,
+                  **{k: v for k, (v, _) in self.other.items()}}
+        if params:
+            parts.append('params %s' % json.dumps(params, sort_keys=True))
+        return ' and '.join(parts) or 'any machine'
+
+
+def request_actions(template: dict) -> dict:
+    """What giving a machine to a resource does to it besides its pool's
+    allocate actions: the template's params, profiles and workflow."""
+    return {'add_parameters': template.get('params') or {},
+            'add_profiles': template.get('profiles') or [],
+            'workflow': template.get('workflow')}
+
+
+def _bind(conn, claim) -> None:
+    """Bind every resource of a locked pending claim, or raise _Rollback.
+    """
+    found = claims_db.providers(conn, [r['provider']
+                                       for r in claim.resources])
+    for resource in claim.resources:
+        if resource['provider'] not in found:
+            raise _Rollback(FAILED, 'Provider %s does not exist any more.'
+                            % resource['provider'])
+    for name in sorted({p.pool for p in found.values()}):
+        if actions_db.lock_pool(conn, name) is None:
+            raise _Rollback(FAILED, 'Pool %s does not exist.' % name)
+    taken: list = []
+    for i, resource in enumerate(claim.resources):
+        provider = found[resource['provider']]
+        match = Match(resource['template'],
+                      providers_rules.ignored(provider))
+        exclude = [n.id for n in taken]
+        node = match.find(conn, provider.pool, exclude)
+        if node is None:
+            if match.find(conn, provider.pool, exclude, lock=False):
+                raise _Rollback(BUSY, None)
+            raise _Rollback(FAILED, 'No Free machine of pool %s (provider '
+                            '%s) matches resource %d: %s.'
+                            % (provider.pool, provider.name, i,
+                               match.describe()))
+        taken.append(node)
+    uuids = [uuidutils.generate_uuid() for _ in taken]
+    ids = binding_db.insert_allocations(conn, [
+        {'uuid': uuid, 'node_id': node.id, 'owner': claim.owner,
+         'resource_class': node.resource_class,
+         'traits': sorted(set(r['template'].get('traits') or ())),
+         'extra': {'pool': node.pool, 'claim': claim.uuid,
+                   'claim_resource': i},
+         'lifespan_end': claim.lifespan_end, 'claim_id': claim.id}
+        for i, (node, uuid, r) in enumerate(zip(
+            taken, uuids, claim.resources, strict=True))])
+    # One statement per set of actions: resources asking the same get
+    # their machines together.
+    groups: dict[str, list] = {}
+    for node, uuid, alloc_id, resource in zip(taken, uuids, ids,
+                                              claim.resources, strict=True):
+        actions = request_actions(resource['template'])
+        groups.setdefault(json.dumps(actions, sort_keys=True), []).append(
+            binding.Grant(node=node, instance_uuid=uuid,
+                          allocation_id=alloc_id,
+                          traits=tuple(sorted(set(
+                              resource['template'].get('traits') or ())))))
+    for key, grants in groups.items():
+        if not binding.claim(conn, grants, free=True,
+                             request_actions=json.loads(key)):
+            raise _Rollback(BUSY, None)
+    if not claims_db.update(conn, claim.id,
+                            {'state': states.CLAIM_BOUND,
+                             'last_error': None}):
+        raise _Rollback(GONE, None)
+
+
+def bind(context, claim_id: int, host: str) -> str:
+    """Bind a pending claim of host in one transaction, all its resources
+    or none; a resource no Free machine matches is recorded as the
+    claim's error.
+
+    :returns: BOUND, FAILED, BUSY (matching machines are locked by other
+        transactions: try again) or GONE.
+    """
+    try:
+        with db_api.writer_connection(context) as conn:
+            claim = claims_db.lock_pending(conn, claim_id, host)
+            if claim is None:
+                return GONE
+            _bind(conn, claim)
+            return BOUND
+    except _Rollback as exc:
+        outcome, error = exc.args
+    except (db_exc.DBDeadlock, db_exc.DBDuplicateEntry):
+        return BUSY
+    if outcome == FAILED:
+        recorded = claims_db.fail(context, claim_id, host, error)
+        return FAILED if recorded else GONE
+    return outcome
+
+
+def process(context, claim_id: int, host: str) -> str | None:
+    """bind() until it is not BUSY; never raises.
+
+    :returns: the outcome, or None when the database is unreachable (the
+        claim stays pending, and is tried again by the next round).
+    """
+    try:
+        return retry.while_result(lambda: bind(context, claim_id, host),
+                                  BUSY, _BUSY_SLEEP_MIN, _BUSY_SLEEP_MAX)
+    except Exception as exc:
+        if db_api.is_unavailable(exc):
+            LOG.warning('Database unreachable while binding claim %(id)s, '
+                        'it will be retried: %(exc)s',
+                        {'id': claim_id, 'exc': exc})
+            return None
+        LOG.exception('Unexpected error while binding claim %s', claim_id)
+        try:
+            claims_db.fail(context, claim_id, host,
+                           'Unexpected error while binding: %s' % exc)
+        except Exception:
+            LOG.exception('Could not record the failure of claim %s',
+                          claim_id)
+        return FAILED
+
+
+def _alive(context, host: str) -> list[str]:
+    alive = conductors_db.list_alive_hostnames(
+        context, CONF.conductor.heartbeat_timeout)
+    # With a stale heartbeat of our own we may be the one considered
+    # dead: only our own claims then.
+    return alive if host in alive else [host]
+
+
+def bind_pending(context, host: str) -> int:
+    """Bind the pending claims of this conductor, of no conductor and of
+    dead ones (taken over by a compare-and-swap on their conductor, so
+    of several conductors exactly one binds each). Never raises.
+
+    :returns: how many claims this call bound.
+    """
+    try:
+        pending = claims_db.list_pending(context, host,
+                                         _alive(context, host), BATCH)
+    except Exception as exc:
+        LOG.warning('Listing pending claims on %s failed: %s', host, exc)
+        return 0
+    bound = 0
+    for row in pending:
+        try:
+            if row.conductor_affinity != host and not claims_db.take_over(
+                    context, row.id, row.conductor_affinity, host):
+                continue
+        except Exception as exc:
+            LOG.warning('Taking over claim %(id)s failed: %(exc)s',
+                        {'id': row.id, 'exc': exc})
+            continue
+        if process(context, row.id, host) == BOUND:
+            bound += 1
+    return bound
+
+
+# Reading -------------------------------------------------------------------
+
+def state_of(claim, machines: list) -> str:
+    """The state shown: a bound claim whose machines are all InUse (their
+    workflows done) is ready."""
+    if (claim.state == states.CLAIM_BOUND
+            and len(machines) == len(claim.resources or ())
+            and all(m.pool_status == states.POOL_IN_USE
+                    for m in machines)):
+        return states.CLAIM_READY
+    return claim.state
+
+
+# Changes (the API) ---------------------------------------------------------
+
+def _policy(context, claim) -> dict:
+    found = providers_db.get_many(context, {
+        r['provider'] for r in claim.resources})
+    return minimum_policy(p.lifespan for p in found.values())
+
+
+def changed_end(context, claim, requested: datetime.datetime | None
+                ) -> datetime.datetime | None:
+    """A new lifespan_end of a claim: within the limits of its providers'
+    minimum policy, counted from the claim's creation.
+
+    :raises: InvalidParameterValue
+    """
+    policy = _policy(context, claim)
+    now = db_api.utcnow()
+    if requested is None:
+        if not lifespans.unlimited(policy):
+            raise exception.InvalidParameterValue(
+                err='lifespan_end cannot be removed: the lifespan of the '
+                    'claim\'s providers has a maximum; the latest end '
+                    'allowed is %s.' % lifespans.latest_end(
+                        policy, claim.created_at, now).isoformat())
+        return None
+    return whole_second(lifespans.end(policy, claim.created_at, now,
+                                      requested, _HOLDER))
+
+
+def _paths(op: dict) -> list[tuple[str, str]]:
+    """The (op, path) pairs an operation of a generated patch amounts to:
+    a move removes its source and adds its target, a copy adds."""
+    if op['op'] == 'move':
+        return [('remove', op['from']), ('add', op['path'])]
+    if op['op'] == 'copy':
+        return [('add', op['path'])]
+    return [(op['op'], op['path'])]
+
+
+def template_changes(provider, index: int, old: dict, new: dict
+                     ) -> list[dict]:
+    """The JSON Patch from a bound resource's template to its new one,
+    every operation allowed by the provider's update_filters.
+
+    :raises: InvalidParameterValue naming the path an operation changes
+        that no filter allows, or a change of what selected the machine
+    """
+    patch = jsonpatch.make_patch(old, new).patch
+    for op in patch:
+        for kind, path in _paths(op):
+            root = path.split('/')[1] if path.count('/') else ''
+            if root in ('resource_class', 'traits'):
+                raise exception.InvalidParameterValue(
+                    err='resources/%d/template%s: the %s of a bound '
+                        'resource cannot change; it chose the machine.'
+                        % (index, path, root))
+            if not providers_rules.allowed_op(provider, kind, path):
+                raise exception.InvalidParameterValue(
+                    err='resources/%d/template%s: the update_filters of '
+                        'provider %s do not allow the operation %s on this '
+                        'path.' % (index, path, provider.name, kind))
+    return patch
+
+
+def node_actions(old: dict, new: dict) -> dict:
+    """The transition actions that take a machine from the params,
+    profiles and workflow of one template to those of another."""
+    old_params, new_params = old.get('params') or {}, new.get(
+        'params') or {}
+    old_profiles, new_profiles = (old.get('profiles') or [],
+                                  new.get('profiles') or [])
+    actions = {
+        'add_parameters': {k: v for k, v in new_params.items()
+                           if old_params.get(k, v) != v
+                           or k not in old_params},
+        'remove_parameters': [k for k in old_params if k not in new_params],
+        'add_profiles': [p for p in new_profiles if p not in old_profiles],
+        'remove_profiles': [p for p in old_profiles
+                            if p not in new_profiles],
+    }
+    if new.get('workflow') != old.get('workflow'):
+        actions['workflow'] = new.get('workflow')
+    return actions
+
+
+def _node_values(node, actions: dict) -> dict:
+    values = lifecycle.apply_actions(node, actions)
+    if 'workflow' in actions and not actions['workflow']:
+        values.update(workflow=None, stage=None, runnable=True)
+    return values
+
+
+def update(context, claim, values: dict) -> None:
+    """Change a claim's lifespan_end and the templates of its bound
+    resources (applied to their machines: params, profiles, workflow), in
+    one transaction.
+
+    :param values: lifespan_end (resolved by changed_end()), resources
+        (already checked by template_changes()).
+    :raises: ClaimNotFound, InvalidState for templates of a claim that is
+        not bound, ConcurrentUpdate, NodeLocked
+    """
+    def work():
+        with db_api.writer_connection(context) as conn:
+            current = claims_db.lock(conn, claim.id)
+            if current is None:
+                raise exception.ClaimNotFound(claim=claim.uuid)
+            if (current.resources != claim.resources
+                    or current.state != claim.state):
+                raise exception.ConcurrentUpdate(what='Claim %s'
+                                                 % claim.uuid)
+            if 'resources' in values:
+                _apply_templates(conn, current, values['resources'])
+            if 'lifespan_end' in values:
+                claims_db.set_allocations_end(conn, claim.id,
+                                              values['lifespan_end'])
+            claims_db.update(conn, claim.id, values)
+    retry.on_deadlock(work)
+
+
+def check_changeable(claim) -> None:
+    """:raises: InvalidState unless the claim's templates may change (it
+    is bound)"""
+    if claim.state != states.CLAIM_BOUND:
+        raise exception.InvalidState(
+            err='The templates of claim %s cannot change: it is %s, not '
+                'bound.' % (claim.uuid, claim.state))
+
+
+def _apply_templates(conn, claim, resources: list) -> None:
+    check_changeable(claim)
+    allocs = {(a.extra or {}).get('claim_resource'): a
+              for a in claims_db.allocations_of(conn, claim.id)}
+    changes = {}
+    for i, (old, new) in enumerate(zip(claim.resources, resources,
+                                       strict=True)):
+        if old['template'] != new['template'] and i in allocs:
+            changes[allocs[i].node_id] = node_actions(old['template'],
+                                                      new['template'])
+    for node in binding_db.lock_nodes(conn, changes):
+        if node.reservation:
+            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+        if not claims_db.change_node(conn, node, _node_values(
+                node, changes[node.id])):
+            raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
+
+
+def _release(conn, claim, now: datetime.datetime) -> None:
+    """Release the machines of a locked claim through the binding writer
+    (force: a deployed one is torn down, as at the end of a lifespan) and
+    delete its allocations.
+
+    :raises: NodeLocked
+    """
+    allocs = claims_db.allocations_of(conn, claim.id)
+    nodes = binding_db.lock_nodes(conn, [a.node_id for a in allocs
+                                         if a.node_id is not None])
+    held = [n for n in nodes
+            if n.allocation_id in {a.id for a in allocs}]
+    for node in held:
+        binding.release(conn, [node], force=True,
+                        values=lifespans.torn_down(node, now))
+    claims_db.delete_allocations(conn, claim.id)
+
+
+def destroy(context, claim) -> None:
+    """Delete a claim, releasing its machines.
+
+    :raises: ClaimNotFound, NodeLocked
+    """
+    def work():
+        with db_api.writer_connection(context) as conn:
+            current = claims_db.lock(conn, claim.id)
+            if current is None:
+                raise exception.ClaimNotFound(claim=claim.uuid)
+            _release(conn, current, db_api.utcnow())
+            claims_db.delete(conn, claim.id)
+    retry.on_deadlock(work)
+
+
+def _expire_one(context, claim_id: int) -> bool:
+    now = db_api.utcnow()
+    with db_api.writer_connection(context) as conn:
+        # Read again under its lock: an extension that came first wins.
+        current = claims_db.lock(
+            conn, claim_id, models.Claim.lifespan_end <= now,
+            models.Claim.state != states.CLAIM_EXPIRED)
+        if current is None:
+            return False
+        _release(conn, current, now)
+        claims_db.update(conn, claim_id, {'state': states.CLAIM_EXPIRED})
+        return True
+
+
+def expire(context, host: str) -> int:
+    """Release the machines of claims whose lifespan has ended and make
+    them expired: those of this conductor, of no conductor and of dead
+    ones (a takeover, as lifespans.expire()). Never raises.
+
+    :returns: how many claims this call expired.
+    """
+    try:
+        expired = claims_db.list_expired(context, db_api.utcnow(), host,
+                                         _alive(context, host), BATCH)
+    except Exception as exc:
+        LOG.warning('Listing expired claims on %s failed: %s', host, exc)
+        return 0
+    count = 0
+    for claim_id in expired:
+        try:
+            if retry.on_deadlock(_expire_one, context, claim_id):
+                count += 1
+                LOG.info('Claim %s reached the end of its lifespan and '
+                         'was released', claim_id)
+        except Exception as exc:
+            LOG.warning('Releasing expired claim %(id)s failed: %(exc)s',
+                        {'id': claim_id, 'exc': exc})
+    return count

@@ -1,0 +1,237 @@
+"""Queries on claims, and the search for free machines matching a
+resource template."""
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from pool_conductor.db import api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import models
+from pool_conductor import exception
+from pool_conductor import filters as node_filters
+from pool_conductor import states
+
+_CLAIMS = models.Claim.__table__
+_ALLOCATIONS = models.Allocation.__table__
+_NODES = models.Node.__table__
+_TRAITS = models.NodeTrait.__table__
+_PROVIDERS = models.Provider.__table__
+
+
+def _get(session, ident: str) -> models.Claim:
+    claim = session.scalars(
+        sa.select(models.Claim)
+        .where(api.ident_column(models.Claim, ident) == ident)
+        .execution_options(populate_existing=True)).one_or_none()
+    if claim is None:
+        raise exception.ClaimNotFound(claim=ident)
+    return claim
+
+
+def get(context, ident: str) -> models.Claim:
+    """A claim by UUID or name.
+
+    :raises: ClaimNotFound
+    """
+    with api.reader(context) as session:
+        return _get(session, ident)
+
+
+def create(context, values: dict) -> models.Claim:
+    """:raises: ClaimAlreadyExists, ClaimDuplicateName"""
+    try:
+        with api.writer(context) as session:
+            session.add(models.Claim(**values))
+            session.flush()
+    except db_exc.DBDuplicateEntry as exc:
+        if 'name' in api.duplicate_columns(exc):
+            raise exception.ClaimDuplicateName(name=values['name']) from None
+        raise exception.ClaimAlreadyExists(uuid=values['uuid']) from None
+    return get(context, values['uuid'])
+
+
+def list_claims(context, filters: dict, limit: int | None = None,
+                marker: str | None = None, sort_key: str = 'id',
+                sort_dir: str = 'asc') -> list[models.Claim]:
+    """Claims by state and owner.
+
+    :raises: ClaimNotFound if the marker does not exist
+    """
+    claim = models.Claim
+    with api.reader(context) as session:
+        q = sa.select(claim)
+        for key in ('state', 'owner'):
+            if filters.get(key) is not None:
+                q = q.where(getattr(claim, key) == filters[key])
+        marker_obj = _get(session, marker) if marker else None
+        q = api.paginate(q, claim, limit, marker_obj, sort_key, sort_dir)
+        return list(session.scalars(q))
+
+
+def machines(context, claim_ids: list[int]) -> dict[int, list[sa.Row]]:
+    """The allocations of claims with the pool status of their nodes
+    (uuid, extra, pool_status), in resource order."""
+    if not claim_ids:
+        return {}
+    with api.reader(context) as session:
+        rows = session.execute(
+            sa.select(_ALLOCATIONS.c.claim_id, _ALLOCATIONS.c.uuid,
+                      _ALLOCATIONS.c.extra, _NODES.c.pool_status)
+            .outerjoin(_NODES, _NODES.c.id == _ALLOCATIONS.c.node_id)
+            .where(_ALLOCATIONS.c.claim_id.in_(claim_ids))
+            .order_by(_ALLOCATIONS.c.id)).all()
+    result: dict[int, list] = {}
+    for row in rows:
+        result.setdefault(row.claim_id, []).append(row)
+    for found in result.values():
+        found.sort(key=lambda r: (r.extra or {}).get('claim_resource', 0))
+    return result
+
+
+def providers(conn, names) -> dict[str, sa.Row]:
+    """Providers by name."""
+    rows = conn.execute(sa.select(_PROVIDERS).where(
+        _PROVIDERS.c.name.in_(sorted(set(names))))).all()
+    return {r.name: r for r in rows}
+
+
+def lock(conn, claim_id: int, *where) -> sa.Row | None:
+    """A claim matching where, locked until the transaction ends."""
+    return conn.execute(sa.select(_CLAIMS).where(
+        _CLAIMS.c.id == claim_id, *where).with_for_update()).first()
+
+
+def lock_pending(conn, claim_id: int, host: str) -> sa.Row | None:
+    """A pending claim of host, locked."""
+    return lock(conn, claim_id, _CLAIMS.c.state == states.CLAIM_PENDING,
+                _CLAIMS.c.conductor_affinity == host)
+
+
+def update(conn, claim_id: int, values: dict, *where) -> bool:
+    """Change a claim (that matches where); whether it did."""
+    return conn.execute(sa.update(_CLAIMS).where(
+        _CLAIMS.c.id == claim_id, *where).values(
+        updated_at=api.utcnow(), **values)).rowcount == 1
+
+
+def fail(context, claim_id: int, host: str, error: str) -> bool:
+    """Record the failure of a pending claim of host."""
+    with api.writer_connection(context) as conn:
+        return update(conn, claim_id,
+                      {'state': states.CLAIM_ERROR, 'last_error': error},
+                      _CLAIMS.c.state == states.CLAIM_PENDING,
+                      _CLAIMS.c.conductor_affinity == host)
+
+
+def _of_host(host: str, alive: list[str]):
+    aff = _CLAIMS.c.conductor_affinity
+    return sa.or_(aff == host, aff.is_(None), aff.not_in(alive))
+
+
+def list_pending(context, host: str, alive: list[str], limit: int
+                 ) -> list[sa.Row]:
+    """Pending claims (id, conductor_affinity) a conductor binds: its own,
+    those of no conductor and of dead ones, oldest first."""
+    with api.reader(context) as session:
+        return session.execute(
+            sa.select(_CLAIMS.c.id, _CLAIMS.c.conductor_affinity)
+            .where(_CLAIMS.c.state == states.CLAIM_PENDING,
+                   _of_host(host, alive))
+            .order_by(_CLAIMS.c.id).limit(limit)).all()
+
+
+def take_over(context, claim_id: int, old_host: str | None,
+              host: str) -> bool:
+    """Make a pending claim host's (a compare-and-swap on its
+    conductor)."""
+    aff = _CLAIMS.c.conductor_affinity
+    with api.writer_connection(context) as conn:
+        return update(conn, claim_id, {'conductor_affinity': host},
+                      _CLAIMS.c.state == states.CLAIM_PENDING,
+                      aff.is_(None) if old_host is None
+                      else aff == old_host)
+
+
+def list_expired(context, now, host: str, alive: list[str],
+                 limit: int) -> list[int]:
+    """Ids of claims past their lifespan_end, not expired yet, that a
+    conductor releases: its own, those of no conductor and of dead
+    ones."""
+    with api.reader(context) as session:
+        return list(session.scalars(
+            sa.select(_CLAIMS.c.id)
+            .where(_CLAIMS.c.lifespan_end <= now,
+                   _CLAIMS.c.state != states.CLAIM_EXPIRED,
+                   _of_host(host, alive))
+            .order_by(_CLAIMS.c.lifespan_end).limit(limit)))
+
+
+def allocations_of(conn, claim_id: int) -> list[sa.Row]:
+    """The allocations of a claim (id, uuid, node_id, extra), by id."""
+    return conn.execute(
+        sa.select(_ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid,
+                  _ALLOCATIONS.c.node_id, _ALLOCATIONS.c.extra)
+        .where(_ALLOCATIONS.c.claim_id == claim_id)
+        .order_by(_ALLOCATIONS.c.id)).all()
+
+
+def set_allocations_end(conn, claim_id: int, end) -> None:
+    conn.execute(sa.update(_ALLOCATIONS).where(
+        _ALLOCATIONS.c.claim_id == claim_id).values(
+        lifespan_end=end, updated_at=api.utcnow()))
+
+
+def delete_allocations(conn, claim_id: int) -> None:
+    """Delete the allocations of a claim that no node holds any more."""
+    conn.execute(sa.delete(_ALLOCATIONS).where(
+        _ALLOCATIONS.c.claim_id == claim_id))
+
+
+def delete(conn, claim_id: int) -> None:
+    conn.execute(sa.delete(_CLAIMS).where(_CLAIMS.c.id == claim_id))
+
+
+def free_nodes(conn, pool: str, resource_class: str | None, traits,
+               params: dict, exclude=(), after: int = 0,
+               limit: int | None = 1, lock: bool = True) -> list[sa.Row]:
+    """Free, allocatable members of a pool of the resource class (any
+    with None), with every trait, whose params equal params (scalars),
+    in id order from after on, not in exclude; locked with SKIP LOCKED
+    where the backend has it (lock), so concurrent claims take different
+    nodes."""
+    node = _NODES.c
+    q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
+         .where(*binding_db.NODE_IS_FREE, node.power_state.is_not(None),
+                node.pool == pool, node.id > after)
+         .order_by(node.id).limit(limit))
+    if resource_class is not None:
+        q = q.where(node.resource_class == resource_class)
+    for trait in traits:
+        q = q.where(sa.exists(sa.select(_TRAITS.c.node_id).where(
+            _TRAITS.c.node_id == node.id, _TRAITS.c.trait == trait)))
+    if params:
+        q = q.where(node_filters.to_sql(conn.dialect.name, [
+            node_filters.Filter(key, 'Eq', (value,))
+            for key, value in sorted(params.items())]))
+    if exclude:
+        q = q.where(node.id.not_in(list(exclude)))
+    if lock and api.backend_supports_skip_locked(conn):
+        q = q.with_for_update(skip_locked=True)
+    return conn.execute(q).all()
+
+
+_ACTION_FIELDS = ('params', 'profiles', 'workflow', 'stage', 'runnable')
+
+
+def change_node(conn, node, values: dict) -> bool:
+    """Change the params, profiles or workflow of a node a claim holds
+    (not its binding), if it is still the generation read and not locked
+    by a conductor."""
+    unknown = set(values) - set(_ACTION_FIELDS)
+    if unknown:
+        raise ValueError('change_node() cannot change %s'
+                         % ', '.join(sorted(unknown)))
+    return conn.execute(sa.update(_NODES).where(
+        _NODES.c.id == node.id, _NODES.c.generation == node.generation,
+        _NODES.c.reservation.is_(None)).values(
+        generation=_NODES.c.generation + 1, updated_at=api.utcnow(),
+        **values)).rowcount == 1
