@@ -375,8 +375,9 @@ class SetPool(command.Command):
 class UnsetPool(command.Command):
     """Unset properties of a pool.
 
-    Options that take profiles or params off a transition's actions read
-    the pool first; names that are not there are ignored.
+    Options that take profiles or params off a transition's actions, or
+    parameters off autofill's create parameters, read the pool first;
+    names that are not there are ignored.
     """
 
     log = logging.getLogger(__name__ + '.UnsetPool')
