@@ -231,6 +231,24 @@ class Client:
         returnMachines on a pool; one result per node."""
         return self.post(_path('pools', pool) + '/' + action, body=params)
 
+    # Brokers ---------------------------------------------------------------
+
+    def broker_create(self, **fields) -> dict:
+        return self.post('/v1/brokers', body=fields)
+
+    def broker_list(self) -> list:
+        return (self.get('/v1/brokers') or {}).get('brokers') or []
+
+    def broker_get(self, broker: str) -> dict:
+        return self.get(_path('brokers', broker))
+
+    def broker_update(self, broker: str, patch: list) -> dict:
+        """Change a broker with a JSON Patch; its name is fixed."""
+        return self.patch(_path('brokers', broker), body=patch)
+
+    def broker_delete(self, broker: str) -> None:
+        self.delete(_path('brokers', broker))
+
     # Profiles and workflows ------------------------------------------------
 
     def profile_create(self, **fields) -> dict:

@@ -1,5 +1,6 @@
 """``openstack pool create|list|show|set|unset|status|delete``, ``pool
 machines ...`` and ``pool node return``."""
+import argparse
 import copy
 import logging
 
@@ -100,7 +101,7 @@ def merge_actions(actions: dict, changes: dict) -> dict:
     return result
 
 
-LIFESPAN_KEYS = ('default', 'maximum', 'relative_maximum')
+LIFESPAN_KEYS = ('default', 'maximum', 'relative_maximum', 'unclaimed')
 
 
 def add_lifespan_arguments(parser) -> None:
@@ -117,6 +118,10 @@ def add_lifespan_arguments(parser) -> None:
     group.add_argument('--lifespan-relative-maximum',
                        dest='lifespan_relative_maximum', metavar='<duration>',
                        help='The furthest an end may be set from now.')
+    group.add_argument('--lifespan-unclaimed', dest='lifespan_unclaimed',
+                       metavar='<duration>',
+                       help='How long a Free machine the broker made stays '
+                            'before the broker destroys it.')
 
 
 def lifespan_of(parsed_args) -> dict:
@@ -124,6 +129,106 @@ def lifespan_of(parsed_args) -> dict:
     return {key: getattr(parsed_args, 'lifespan_' + key)
             for key in LIFESPAN_KEYS
             if getattr(parsed_args, 'lifespan_' + key) is not None}
+
+
+# The autofill keys of create and set; create_parameters is a map.
+AUTOFILL_KEYS = ('use_autofill', 'min_free', 'max_free', 'acquire_pool',
+                 'return_pool', 'create_parameters', 'max_unready',
+                 'delete_unhealthy')
+# Keys unset puts back to their default (null: none).
+AUTOFILL_UNSET_KEYS = ('max_free', 'acquire_pool', 'return_pool',
+                       'max_unready')
+
+
+def count(text: str) -> int:
+    """An argparse type: a non-negative integer.
+
+    :raises: ArgumentTypeError for anything else
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            'expected a non-negative integer, not %r' % text)
+    return value
+
+
+def _autofill_group(parser):
+    return parser.add_argument_group(
+        'autofill', 'How the pool keeps itself filled: machines its broker '
+                    'creates or the acquire pool gives.')
+
+
+def add_autofill_arguments(parser) -> None:
+    """The options of create and set for broker and autofill."""
+    group = _autofill_group(parser)
+    group.add_argument('--broker', metavar='<broker>',
+                       help='Broker that creates and destroys the machines '
+                            'of the pool.')
+    toggle = group.add_mutually_exclusive_group()
+    toggle.add_argument('--autofill', dest='use_autofill',
+                        action='store_const', const=True,
+                        help='Have conductors keep the pool filled.')
+    toggle.add_argument('--no-autofill', dest='use_autofill',
+                        action='store_const', const=False,
+                        help='Stop keeping the pool filled.')
+    group.add_argument('--min-free', dest='min_free', metavar='<N>',
+                       type=count,
+                       help='The fewest members Free or on their way.')
+    group.add_argument('--max-free', dest='max_free', metavar='<N>',
+                       type=count,
+                       help='The most Free members; the excess goes to '
+                            'the return pool or is destroyed.')
+    group.add_argument('--acquire-pool', dest='acquire_pool',
+                       metavar='<pool>',
+                       help='Pool Free machines are taken from first.')
+    group.add_argument('--return-pool', dest='return_pool',
+                       metavar='<pool>',
+                       help='Pool the excess goes to.')
+    group.add_argument('--create-parameter', dest='create_parameters',
+                       metavar='<key=value>', action='append',
+                       help='Parameter of the broker\'s create, over the '
+                            'broker\'s own; the value is JSON when it '
+                            'parses (repeat option for several).')
+    group.add_argument('--max-unready', dest='max_unready', metavar='<N>',
+                       type=count,
+                       help='The most machines being created at once.')
+    health = group.add_mutually_exclusive_group()
+    health.add_argument('--delete-unhealthy', dest='delete_unhealthy',
+                        action='store_const', const=True,
+                        help='Give up a failed creation and ask for a new '
+                             'machine instead.')
+    health.add_argument('--keep-unhealthy', dest='delete_unhealthy',
+                        action='store_const', const=False,
+                        help='Ask for a failed creation again (the '
+                             'default).')
+
+
+def autofill_of(parsed_args) -> dict:
+    """The autofill keys the options give."""
+    autofill = {key: getattr(parsed_args, key) for key in AUTOFILL_KEYS
+                if getattr(parsed_args, key) is not None}
+    if 'create_parameters' in autofill:
+        autofill['create_parameters'] = utils.key_value_pairs_to_dict(
+            autofill['create_parameters'])
+    return autofill
+
+
+def autofill_patch(parsed_args) -> list:
+    """The operations of set for the autofill keys the options give, one
+    per key (one per parameter of create_parameters)."""
+    patch = []
+    for key, value in autofill_of(parsed_args).items():
+        if key == 'create_parameters':
+            patch.extend({'op': 'add', 'path': utils.json_pointer(
+                'autofill', 'create_parameters', name), 'value': v}
+                for name, v in value.items())
+        else:
+            patch.append({'op': 'add', 'path': '/autofill/' + key,
+                          'value': value})
+    return patch
 
 
 def actions_patch(kind: str, before: dict, after: dict) -> list:
@@ -156,6 +261,7 @@ class CreatePool(command.ShowOne):
                             help='Pool its nodes come from and go back to '
                                  '(default: the default pool).')
         add_lifespan_arguments(parser)
+        add_autofill_arguments(parser)
         add_action_arguments(parser)
         return parser
 
@@ -163,10 +269,12 @@ class CreatePool(command.ShowOne):
         self.log.debug('take_action(%s)', parsed_args)
         fields = {k: getattr(parsed_args, k)
                   for k in ('name', 'description', 'documentation',
-                            'parent_pool')
+                            'parent_pool', 'broker')
                   if getattr(parsed_args, k) is not None}
         if lifespan_of(parsed_args):
             fields['lifespan'] = lifespan_of(parsed_args)
+        if autofill_of(parsed_args):
+            fields['autofill'] = autofill_of(parsed_args)
         for transition in TRANSITIONS:
             kind = transition + '_actions'
             actions = getattr(parsed_args, kind)
@@ -232,6 +340,7 @@ class SetPool(command.Command):
                             help='Set the pool its nodes come from and go '
                                  'back to.')
         add_lifespan_arguments(parser)
+        add_autofill_arguments(parser)
         add_action_arguments(parser)
         return parser
 
@@ -239,9 +348,10 @@ class SetPool(command.Command):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
         patch = utils.set_patch(parsed_args, ('description', 'documentation',
-                                              'parent_pool'))
+                                              'parent_pool', 'broker'))
         patch.extend({'op': 'add', 'path': '/lifespan/' + key, 'value': value}
                      for key, value in lifespan_of(parsed_args).items())
+        patch.extend(autofill_patch(parsed_args))
         pool = None
         for transition in TRANSITIONS:
             kind = transition + '_actions'
@@ -265,8 +375,9 @@ class SetPool(command.Command):
 class UnsetPool(command.Command):
     """Unset properties of a pool.
 
-    Options that take profiles or params off a transition's actions read
-    the pool first; names that are not there are ignored.
+    Options that take profiles or params off a transition's actions, or
+    parameters off autofill's create parameters, read the pool first;
+    names that are not there are ignored.
     """
 
     log = logging.getLogger(__name__ + '.UnsetPool')
@@ -288,6 +399,24 @@ class UnsetPool(command.Command):
                 dest='lifespan_' + key, action='store_true', default=False,
                 help='Unset the %s of the lifespan of the pool\'s '
                      'allocations.' % key.replace('_', ' '))
+        group = _autofill_group(parser)
+        group.add_argument('--broker', action='store_true', default=False,
+                           help='Unset the broker of the pool.')
+        group.add_argument('--autofill', action='store_true', default=False,
+                           help='Unset all of autofill: every key back to '
+                                'its default, the pool no longer filled.')
+        for key in AUTOFILL_UNSET_KEYS:
+            group.add_argument(
+                '--' + key.replace('_', '-'), dest=key, action='store_true',
+                default=False,
+                help='Unset the %s of autofill (no %s).'
+                     % (key.replace('_', ' '),
+                        'limit' if key.startswith('max') else 'pool'))
+        group.add_argument(
+            '--create-parameter', dest='create_parameters', metavar='<key>',
+            action='append',
+            help='Parameter to take off the broker\'s create parameters '
+                 '(repeat option for several).')
         for transition in TRANSITIONS:
             when = WHEN[transition]
             group = _action_group(parser, transition)
@@ -343,7 +472,12 @@ class UnsetPool(command.Command):
         client = self.app.client_manager.pool
         patch = utils.unset_patch(parsed_args, ('description',
                                                 'documentation',
-                                                'parent_pool'))
+                                                'parent_pool', 'broker',
+                                                'autofill'))
+        if not parsed_args.autofill:
+            patch.extend({'op': 'remove', 'path': '/autofill/' + key}
+                         for key in AUTOFILL_UNSET_KEYS
+                         if getattr(parsed_args, key))
         pool = None
         lifespan = [key for key in LIFESPAN_KEYS
                     if getattr(parsed_args, 'lifespan_' + key)]
@@ -352,6 +486,15 @@ class UnsetPool(command.Command):
             patch.extend({'op': 'remove', 'path': '/lifespan/' + key}
                          for key in lifespan
                          if key in (pool.get('lifespan') or {}))
+        if parsed_args.create_parameters and not parsed_args.autofill:
+            if pool is None:
+                pool = client.pool_get(parsed_args.pool)
+            there = (pool.get('autofill') or {}).get('create_parameters')
+            patch.extend(
+                {'op': 'remove', 'path': utils.json_pointer(
+                    'autofill', 'create_parameters', name)}
+                for name in dict.fromkeys(parsed_args.create_parameters)
+                if name in (there or {}))
         for transition in TRANSITIONS:
             kind = transition + '_actions'
             if getattr(parsed_args, kind):
@@ -387,9 +530,11 @@ class ShowPoolStatus(command.ShowOne):
         status = self.app.client_manager.pool.pool_status(parsed_args.pool)
         # Statuses in the server's order: the order of the lifecycle.
         statuses = status.get('statuses') or {}
-        columns = ('name', 'total', *statuses)
+        # How many are being created, and how many of those failed.
+        autofill = tuple(k for k in ('creating', 'unhealthy') if k in status)
+        columns = ('name', 'total', *statuses, *autofill)
         return columns, (status.get('name'), status.get('total'),
-                         *statuses.values())
+                         *statuses.values(), *(status[k] for k in autofill))
 
 
 class _MachinesAction(command.Lister):

@@ -344,6 +344,25 @@ class TestResources(base.BaseTestCase):
             ('DELETE', '/v1/profiles/p', None, None),
         ], [self.call(i) for i in range(5)])
 
+    def test_brokers(self):
+        patch = [{'op': 'add', 'path': '/parameters/delay', 'value': 2}]
+        c = self.client(response(201, {'name': 'b'}),
+                        response(200, {'brokers': [{'name': 'b'}]}),
+                        response(200, {'name': 'b'}),
+                        response(200, {'name': 'b'}), response(204))
+        c.broker_create(name='b', driver='fake')
+        self.assertEqual([{'name': 'b'}], c.broker_list())
+        c.broker_get('b')
+        c.broker_update('b', patch)
+        c.broker_delete('b')
+        self.assertEqual([
+            ('POST', '/v1/brokers', {'name': 'b', 'driver': 'fake'}, None),
+            ('GET', '/v1/brokers', None, None),
+            ('GET', '/v1/brokers/b', None, None),
+            ('PATCH', '/v1/brokers/b', patch, None),
+            ('DELETE', '/v1/brokers/b', None, None),
+        ], [self.call(i) for i in range(5)])
+
     def test_workflows(self):
         patch = [{'op': 'add', 'path': '/stages', 'value': ['a']}]
         c = self.client(response(201, {'name': 'w'}),

@@ -296,6 +296,175 @@ class TestPoolStatus(base.TestCommand):
         self.assertParserFails(pools.ShowPoolStatus(self.app, None), [])
 
 
+AUTOFILL = {'use_autofill': True, 'min_free': 2, 'max_free': 4,
+            'acquire_pool': None, 'return_pool': None,
+            'create_parameters': {'flavor': 'small', 'disk/size': 40},
+            'max_unready': None, 'delete_unhealthy': False}
+
+
+class TestPoolAutofill(base.TestCommand):
+    """The broker, autofill and lifespan.unclaimed options of create, set
+    and unset, and how show and status render them."""
+
+    def setUp(self):
+        super().setUp()
+        self.pool = dict(copy.deepcopy(POOL), broker='cloud',
+                         autofill=copy.deepcopy(AUTOFILL), last_error=None,
+                         lifespan={'unclaimed': '1d'})
+        self.client.pool_get.return_value = self.pool
+        self.client.pool_create.return_value = self.pool
+
+    def test_create(self):
+        cmd = pools.CreatePool(self.app, None)
+        args = self.check_parser(cmd, [
+            'fill', '--broker', 'cloud', '--autofill', '--min-free', '2',
+            '--max-free', '4', '--acquire-pool', 'spare',
+            '--return-pool', 'spare', '--create-parameter', 'flavor=small',
+            '--create-parameter', 'disk/size=40', '--max-unready', '1',
+            '--delete-unhealthy', '--lifespan-unclaimed', '1d'],
+            [('use_autofill', True), ('min_free', 2)])
+        columns, data = cmd.take_action(args)
+        self.client.pool_create.assert_called_once_with(
+            name='fill', broker='cloud', lifespan={'unclaimed': '1d'},
+            autofill={'use_autofill': True, 'min_free': 2, 'max_free': 4,
+                      'acquire_pool': 'spare', 'return_pool': 'spare',
+                      'create_parameters': {'flavor': 'small',
+                                            'disk/size': 40},
+                      'max_unready': 1, 'delete_unhealthy': True})
+        self.assertEqual(AUTOFILL, self.machine(columns, data)['autofill'])
+
+    def test_create_without_autofill_sends_none(self):
+        cmd = pools.CreatePool(self.app, None)
+        cmd.take_action(self.check_parser(cmd, ['plain'], []))
+        self.client.pool_create.assert_called_once_with(name='plain')
+
+    def test_create_no_autofill_and_keep_unhealthy(self):
+        cmd = pools.CreatePool(self.app, None)
+        cmd.take_action(self.check_parser(cmd, [
+            'fill', '--no-autofill', '--keep-unhealthy', '--min-free', '0'],
+            []))
+        self.client.pool_create.assert_called_once_with(
+            name='fill', autofill={'use_autofill': False, 'min_free': 0,
+                                   'delete_unhealthy': False})
+
+    def test_bad_counts_and_contradictions_fail_to_parse(self):
+        cmd = pools.CreatePool(self.app, None)
+        for args in (['--min-free', '-1'], ['--max-free', 'many'],
+                     ['--max-unready', '1.5'],
+                     ['--autofill', '--no-autofill'],
+                     ['--delete-unhealthy', '--keep-unhealthy']):
+            self.assertParserFails(cmd, ['fill', *args])
+        self.assertParserFails(pools.SetPool(self.app, None),
+                               ['fill', '--min-free', '-1'])
+
+    def test_bad_create_parameter(self):
+        cmd = pools.CreatePool(self.app, None)
+        args = self.check_parser(cmd, [
+            'fill', '--create-parameter', 'no-value'], [])
+        self.assertRaises(exceptions.CommandError, cmd.take_action, args)
+        self.client.pool_create.assert_not_called()
+
+    def test_set(self):
+        cmd = pools.SetPool(self.app, None)
+        args = self.check_parser(cmd, [
+            'fill', '--broker', 'other', '--no-autofill', '--min-free', '3',
+            '--max-free', '5', '--acquire-pool', 'spare', '--return-pool',
+            'spare', '--create-parameter', 'disk/size=80',
+            '--max-unready', '2', '--keep-unhealthy',
+            '--lifespan-unclaimed', '12h'], [])
+        cmd.take_action(args)
+        # One operation per key: a concurrent change of another stays.
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('fill', [
+            {'op': 'add', 'path': '/broker', 'value': 'other'},
+            {'op': 'add', 'path': '/lifespan/unclaimed', 'value': '12h'},
+            {'op': 'add', 'path': '/autofill/use_autofill', 'value': False},
+            {'op': 'add', 'path': '/autofill/min_free', 'value': 3},
+            {'op': 'add', 'path': '/autofill/max_free', 'value': 5},
+            {'op': 'add', 'path': '/autofill/acquire_pool', 'value': 'spare'},
+            {'op': 'add', 'path': '/autofill/return_pool', 'value': 'spare'},
+            # The slash is part of the parameter's name.
+            {'op': 'add', 'path': '/autofill/create_parameters/disk~1size',
+             'value': 80},
+            {'op': 'add', 'path': '/autofill/max_unready', 'value': 2},
+            {'op': 'add', 'path': '/autofill/delete_unhealthy',
+             'value': False},
+        ])
+
+    def test_set_autofill_on(self):
+        cmd = pools.SetPool(self.app, None)
+        cmd.take_action(self.check_parser(cmd, [
+            'fill', '--autofill', '--delete-unhealthy'], []))
+        self.client.pool_update.assert_called_once_with('fill', [
+            {'op': 'add', 'path': '/autofill/use_autofill', 'value': True},
+            {'op': 'add', 'path': '/autofill/delete_unhealthy',
+             'value': True},
+        ])
+
+    def test_unset(self):
+        cmd = pools.UnsetPool(self.app, None)
+        args = self.check_parser(cmd, [
+            'fill', '--broker', '--max-free', '--acquire-pool',
+            '--return-pool', '--max-unready', '--lifespan-unclaimed',
+            '--create-parameter', 'disk/size',
+            '--create-parameter', 'absent'],
+            [('broker', True), ('create_parameters', ['disk/size',
+                                                      'absent'])])
+        cmd.take_action(args)
+        self.client.pool_get.assert_called_once_with('fill')
+        self.client.pool_update.assert_called_once_with('fill', [
+            {'op': 'remove', 'path': '/broker'},
+            {'op': 'remove', 'path': '/autofill/max_free'},
+            {'op': 'remove', 'path': '/autofill/acquire_pool'},
+            {'op': 'remove', 'path': '/autofill/return_pool'},
+            {'op': 'remove', 'path': '/autofill/max_unready'},
+            {'op': 'remove', 'path': '/lifespan/unclaimed'},
+            # A parameter that is not there is not sent: no 400.
+            {'op': 'remove',
+             'path': '/autofill/create_parameters/disk~1size'},
+        ])
+
+    def test_unset_whole_autofill(self):
+        cmd = pools.UnsetPool(self.app, None)
+        cmd.take_action(self.check_parser(cmd, [
+            'fill', '--autofill', '--max-free', '--create-parameter',
+            'flavor'], [('autofill', True)]))
+        # The whole of it goes; its keys with it.
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('fill', [
+            {'op': 'remove', 'path': '/autofill'}])
+
+    def test_unset_create_parameter_not_there(self):
+        cmd = pools.UnsetPool(self.app, None)
+        cmd.take_action(self.check_parser(cmd, [
+            'fill', '--create-parameter', 'absent'], []))
+        self.client.pool_update.assert_not_called()
+
+    def test_show_renders_autofill_as_json(self):
+        cmd = pools.ShowPool(self.app, None)
+        columns, data = cmd.take_action(self.check_parser(cmd, ['fill'], []))
+        shown = data[columns.index('autofill')]
+        self.assertEqual(
+            '{"use_autofill": true, "min_free": 2, "max_free": 4, '
+            '"acquire_pool": null, "return_pool": null, '
+            '"create_parameters": {"flavor": "small", "disk/size": 40}, '
+            '"max_unready": null, "delete_unhealthy": false}',
+            shown.human_readable())
+        self.assertEqual(AUTOFILL, shown.machine_readable())
+        self.assertEqual('cloud', data[columns.index('broker')])
+
+    def test_status_shows_creating_and_unhealthy(self):
+        self.client.pool_status.return_value = {
+            'name': 'fill', 'total': 4,
+            'statuses': {'Creating': 3, 'Free': 1}, 'creating': 3,
+            'unhealthy': 1}
+        cmd = pools.ShowPoolStatus(self.app, None)
+        columns, data = cmd.take_action(self.check_parser(cmd, ['fill'], []))
+        self.assertEqual(('name', 'total', 'Creating', 'Free', 'creating',
+                          'unhealthy'), columns)
+        self.assertEqual(('fill', 4, 3, 1, 3, 1), data)
+
+
 class TestMachinesCommands(base.TestCommand):
 
     def setUp(self):
