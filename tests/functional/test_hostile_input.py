@@ -28,7 +28,8 @@ SLOW_NAME = 'x' + 'a' * 30 + 'b'
 # request reaches its body.
 PATH_VALUES = {'node_ident': NODE, 'pool_name': 'p1', 'trait': 'CUSTOM_T',
                'allocation_ident': 'a1', 'profile_name': 'pr1',
-               'workflow_name': 'w1', 'hostname': 'h1'}
+               'workflow_name': 'w1', 'hostname': 'h1', 'broker_name': 'b1',
+               'provider_name': 'pv1', 'claim_ident': 'c1'}
 
 BODIES = {
     'malformed': b'{"name": ',
@@ -77,10 +78,10 @@ def _request_line(method: str, path: str, headers: bytes = b'',
     return head + b'\r\n' + (body or b'')
 
 
-def _routes_with_bodies():
+def _routes_with_bodies(values: dict):
     for route in routes.ROUTES:
         if route.doc.body:
-            path = re.sub(r'<(\w+)>', lambda m: PATH_VALUES[m.group(1)],
+            path = re.sub(r'<(\w+)>', lambda m: values[m.group(1)],
                           route.rule)
             yield route.method, path
 
@@ -132,13 +133,36 @@ class HostileInputMixin:
             assert status == 201, text
         status, _, text, _ = cls.call('POST', '/v1/pools', {'name': 'p1'})
         assert status == 201, text
+        status, _, text, _ = cls.call('GET', '/v1/nodes/%s' % NODE)
+        node_uuid = json.loads(text)['uuid']
+        for path, body in (
+                ('/v1/ports', {'node_uuid': node_uuid,
+                               'address': '52:54:00:00:00:01'}),
+                ('/v1/brokers', {'name': 'b1', 'driver': 'fake'}),
+                ('/v1/providers', {'name': 'pv1', 'pool': 'p1'}),
+                ('/v1/claims', {'name': 'c1',
+                                'resources': [{'provider': 'pv1'}]})):
+            status, _, text, _ = cls.call('POST', path, body)
+            assert status == 201, text
+            if path == '/v1/ports':
+                cls.path_values = {**PATH_VALUES,
+                                   'port_uuid': json.loads(text)['uuid']}
+        # The claim (of a pool without machines) is bound, in error, by a
+        # conductor: the snapshots must not see it change.
+        deadline = time.monotonic() + 30
+        while json.loads(cls.call('GET', '/v1/claims/c1')[2])[
+                'state'] == 'pending':
+            assert time.monotonic() < deadline, 'claim c1 stays pending'
+            time.sleep(0.2)
 
     def snapshot(self) -> list:
         """What a request could have stored."""
         state = []
         for path in ('/v1/nodes/detail', '/v1/nodes/%s/params' % NODE,
                      '/v1/nodes/%s/traits' % NODE, '/v1/pools',
-                     '/v1/profiles', '/v1/workflows', '/v1/allocations'):
+                     '/v1/profiles', '/v1/workflows', '/v1/allocations',
+                     '/v1/ports/detail', '/v1/brokers', '/v1/providers',
+                     '/v1/claims'):
             status, _, body, _ = self.call('GET', path)
             self.assertEqual(200, status, (path, body))
             state.append(json.loads(body))
@@ -156,7 +180,7 @@ class HostileInputMixin:
     def test_hostile_bodies_are_refused_and_store_nothing(self):
         before = self.snapshot()
         tried = 0
-        for method, path in _routes_with_bodies():
+        for method, path in _routes_with_bodies(self.path_values):
             for name, body in BODIES.items():
                 what = '%s %s: %s' % (method, path, name)
                 self.assertRefused(self.send(_request_line(
