@@ -174,6 +174,28 @@ class TestEntryPoints(base.BaseTestCase):
             self.assertTrue(issubclass(entry_point.load(), command.Command),
                             entry_point)
 
+    def test_commands_of_this_tree(self):
+        """The provider and claim commands are in this tree's setup.cfg
+        (the installed metadata may be older) and load."""
+        import configparser
+        import importlib
+        import os
+        from cliff import command
+        parser = configparser.ConfigParser()
+        parser.read(os.path.join(os.path.dirname(__file__), '..', '..',
+                                 '..', 'setup.cfg'))
+        commands = dict(
+            line.split(' = ') for line in
+            parser['entry_points']['openstack.pool.v1'].strip().splitlines())
+        for noun in ('provider', 'claim'):
+            for verb in ('create', 'list', 'show', 'set', 'unset',
+                         'delete'):
+                module, _, name = commands['pool_%s_%s'
+                                           % (noun, verb)].partition(':')
+                self.assertTrue(issubclass(
+                    getattr(importlib.import_module(module), name),
+                    command.Command))
+
 
 class TestPureClient(base.BaseTestCase):
 
@@ -185,7 +207,8 @@ class TestPureClient(base.BaseTestCase):
                 'import pool_client.plugin, pool_client.v1.nodes, '
                 'pool_client.v1.allocations, pool_client.v1.pools, '
                 'pool_client.v1.profiles, pool_client.v1.workflows, '
-                'pool_client.v1.node_params\n'
+                'pool_client.v1.node_params, pool_client.v1.providers, '
+                'pool_client.v1.claims\n'
                 'print(sorted(m for m in sys.modules '
                 'if m.split(".")[0] in ("pool_api", "pool_conductor")))\n')
         out = subprocess.run([sys.executable, '-c', code], check=True,
