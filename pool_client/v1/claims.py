@@ -15,6 +15,7 @@ SORT_KEYS = ('uuid', 'name', 'state', 'owner', 'lifespan_end',
 STATES = ('pending', 'bound', 'ready', 'error', 'expired')
 # What a claim is in once bound; any other end of a wait is a failure.
 BOUND = ('bound', 'ready')
+ERROR = 'error'
 
 
 def resource(text: str) -> dict:
@@ -125,11 +126,15 @@ class CreateClaim(command.ShowOne):
         claim = client.claim_create(**fields)
         if wait is not None:
             claim = client.claim_wait(claim['uuid'], timeout=wait)
+            if claim.get('state') == ERROR:
+                raise exceptions.CommandError(
+                    'Claim %s failed: %s'
+                    % (claim['uuid'], claim.get('last_error')
+                       or 'unknown error'))
             if claim.get('state') not in BOUND:
                 raise exceptions.CommandError(
-                    'Claim %s is %s: %s'
-                    % (claim['uuid'], claim.get('state'),
-                       claim.get('last_error') or 'not bound'))
+                    'Claim %s is %s, not bound'
+                    % (claim['uuid'], claim.get('state')))
         return utils.show(claim)
 
 
@@ -302,7 +307,11 @@ class UnsetClaim(command.Command):
 
 
 class DeleteClaim(command.Command):
-    """Delete claims, releasing their machines."""
+    """Delete claims, releasing their machines.
+
+    The API releases the machines before it answers: there is nothing to
+    wait for.
+    """
 
     log = logging.getLogger(__name__ + '.DeleteClaim')
 

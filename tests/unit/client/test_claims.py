@@ -167,7 +167,7 @@ class TestCreateClaim(base.TestCommand):
                                             '--wait', '10'], [])
         exc = self.assertRaises(exceptions.CommandError,
                                 self.cmd.take_action, args)
-        self.assertEqual('Claim %s is error: No Free machine of pool lab '
+        self.assertEqual('Claim %s failed: No Free machine of pool lab '
                          '(provider lab-web) matches resource 1: resource '
                          'class baremetal.' % CLAIM_UUID, str(exc))
 
@@ -177,7 +177,7 @@ class TestCreateClaim(base.TestCommand):
                                  [])
         exc = self.assertRaises(exceptions.CommandError,
                                 self.cmd.take_action, args)
-        self.assertEqual('Claim %s is expired: not bound' % CLAIM_UUID,
+        self.assertEqual('Claim %s is expired, not bound' % CLAIM_UUID,
                          str(exc))
 
     def test_create_negative_wait(self):
