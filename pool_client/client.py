@@ -14,6 +14,7 @@ from osc_lib import exceptions
 LATEST_VERSION = '1.60'
 VERSION_HEADER = 'X-OpenStack-Ironic-API-Version'
 ALLOCATING = 'allocating'
+CLAIM_PENDING = 'pending'
 # Pool statuses of nodes on their way to a stage of their workflow.
 MOVING = ('Joining', 'Building', 'Destroying', 'Leaving')
 
@@ -406,6 +407,65 @@ class Client:
         params = dict(filters, fields=fields, marker=marker,
                       sort_key=sort_key, sort_dir=sort_dir)
         return self._list('allocations', 'allocations', params, limit)
+
+    # Providers and claims --------------------------------------------------
+
+    def provider_create(self, **fields) -> dict:
+        return self.post('/v1/providers', body=fields)
+
+    def provider_list(self) -> list:
+        return (self.get('/v1/providers') or {}).get('providers') or []
+
+    def provider_get(self, provider: str) -> dict:
+        return self.get(_path('providers', provider))
+
+    def provider_update(self, provider: str, patch: list) -> dict:
+        """Change a provider with a JSON Patch; its name is fixed."""
+        return self.patch(_path('providers', provider), body=patch)
+
+    def provider_delete(self, provider: str) -> None:
+        self.delete(_path('providers', provider))
+
+    def claim_create(self, **fields) -> dict:
+        return self.post('/v1/claims', body=fields)
+
+    def claim_list(self, fields=None, limit: int | None = None,
+                   marker: str | None = None, sort_key: str | None = None,
+                   sort_dir: str | None = None, **filters) -> list:
+        """Claims matching the filters (state, owner)."""
+        params = dict(filters, fields=fields, marker=marker,
+                      sort_key=sort_key, sort_dir=sort_dir)
+        return self._list('claims', 'claims', params, limit)
+
+    def claim_get(self, claim: str, fields=None) -> dict:
+        return self.get(_path('claims', claim), params={'fields': fields})
+
+    def claim_update(self, claim: str, patch: list) -> dict:
+        """Change the lifespan_end or resource templates of a claim with a
+        JSON Patch."""
+        return self.patch(_path('claims', claim), body=patch)
+
+    def claim_delete(self, claim: str) -> None:
+        self.delete(_path('claims', claim))
+
+    def claim_wait(self, claim: str, timeout: float | None = 0) -> dict:
+        """Poll a claim until it is no longer ``pending``.
+
+        :param timeout: seconds to wait at most; 0 or None waits forever.
+        :returns: the claim, ``bound``, ``ready``, ``error`` or
+            ``expired``.
+        :raises: PoolClientError on timeout
+        """
+        deadline = time.monotonic() + timeout if timeout else None
+        while True:
+            result = self.claim_get(claim)
+            if result.get('state') != CLAIM_PENDING:
+                return result
+            if deadline is not None and time.monotonic() >= deadline:
+                raise PoolClientError(
+                    'Claim %s is still pending after %s seconds'
+                    % (result.get('uuid', claim), timeout))
+            time.sleep(self.poll_interval)
 
     # Ports -----------------------------------------------------------------
 

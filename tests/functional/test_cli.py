@@ -397,3 +397,75 @@ class TestPoolCLI(testtools.TestCase):
                               '--name', name, check=False)
         self.assertFails(result, 'HTTP 409')
         self.run_cli('node', 'delete', name)
+
+    def test_provider_and_claim_scenario(self):
+        rc = self.prefix + '-rc'
+        names = [self.prefix + '-c1', self.prefix + '-c2']
+        pool = self.prefix + '-pool'
+        provider = self.prefix + '-prov'
+        for name in names:
+            self.create_node(name, '--resource-class', rc)
+            self.run_cli('node', 'manage', name)
+            self.run_cli('node', 'provide', name)
+        self.run_cli('create', pool)
+        self.run_cli('machines', 'add', pool, '--machine', names[0],
+                     '--machine', names[1])
+        created = self.run_cli(
+            'provider', 'create', provider, '--pool', pool,
+            '--defaults', json.dumps({'resource_class': rc,
+                                      'params': {'power': 'on'}}),
+            '--template-disable', '--match-ignore', '/params/power',
+            '--update-filter', '/params/power:replace',
+            '--lifespan-default', '1h', '-f', 'json').json()
+        self.assertEqual(
+            ({'resource_class': rc, 'params': {'power': 'on'}},
+             {'enable': False}, ['/params/power'],
+             [{'path_match': '/params/power', 'allowed_ops': ['replace']}],
+             {'default': '1h'}),
+            (created['defaults'], created['template'],
+             created['match_ignore'], created['update_filters'],
+             created['lifespan']))
+        listed = self.run_cli('provider', 'list', '-f', 'json').json()
+        self.assertIn({'Name': provider, 'Pool': pool, 'Description': None},
+                      listed)
+
+        claim = self.run_cli('claim', 'create', self.prefix + '-claim',
+                             '--resource', provider, '--resource',
+                             provider + '={"params": {"power": "off"}}',
+                             '--wait', '60', '-f', 'json').json()
+        self.assertIn(claim['state'], ('bound', 'ready'))
+        self.assertEqual(2, len(claim['allocations']))
+        self.assertEqual(['on', 'off'], [r['template']['params']['power']
+                                         for r in claim['resources']])
+
+        self.run_cli('claim', 'set', self.prefix + '-claim',
+                     '--resource-param', '0:power=off')
+        shown = self.run_cli('claim', 'show', self.prefix + '-claim',
+                             '--fields', 'resources', '-f', 'json').json()
+        self.assertEqual('off',
+                         shown['resources'][0]['template']['params']['power'])
+        result = self.run_cli('claim', 'set', self.prefix + '-claim',
+                              '--resource-param', '0:hostname=db',
+                              check=False)
+        self.assertFails(result, 'do not allow the operation add')
+
+        # Both machines are taken: a second claim fails, and --wait says
+        # why.
+        result = self.run_cli('claim', 'create', self.prefix + '-more',
+                              '--resource', provider, '--wait', '60',
+                              check=False)
+        self.assertFails(result, 'No Free machine of pool %s' % pool)
+        listed = self.run_cli('claim', 'list', '--state', 'error',
+                              '-f', 'json').json()
+        self.assertIn(self.prefix + '-more', [c['Name'] for c in listed])
+        result = self.run_cli('provider', 'delete', provider, check=False)
+        self.assertFails(result, 'HTTP 409')
+
+        self.run_cli('claim', 'delete', self.prefix + '-claim',
+                     self.prefix + '-more')
+        status = self.run_cli('status', pool, '-f', 'json').json()
+        self.assertEqual(2, status['Free'])
+        self.run_cli('provider', 'delete', provider)
+        self.run_cli('machines', 'remove', pool, '--all')
+        self.run_cli('node', 'delete', *names)
+        self.run_cli('delete', pool)

@@ -188,13 +188,16 @@ class TestEntryPoints(base.BaseTestCase):
                      'pool_port_set', 'pool_port_unset', 'pool_port_delete',
                      'pool_broker_create', 'pool_broker_list',
                      'pool_broker_show', 'pool_broker_set',
-                     'pool_broker_unset', 'pool_broker_delete'):
+                     'pool_broker_unset', 'pool_broker_delete',
+                     *('pool_%s_%s' % (noun, verb)
+                       for noun in ('provider', 'claim')
+                       for verb in ('create', 'list', 'show', 'set',
+                                    'unset', 'delete'))):
             self.assertIn(name, commands)
         for name, target in commands.items():
             module, _, attr = target.partition(':')
             cls = getattr(importlib.import_module(module), attr)
             self.assertTrue(issubclass(cls, command.Command), name)
-
 
 class TestPureClient(base.BaseTestCase):
 
@@ -206,7 +209,8 @@ class TestPureClient(base.BaseTestCase):
                 'import pool_client.plugin, pool_client.v1.nodes, '
                 'pool_client.v1.allocations, pool_client.v1.pools, '
                 'pool_client.v1.profiles, pool_client.v1.workflows, '
-                'pool_client.v1.node_params, pool_client.v1.brokers\n'
+                'pool_client.v1.node_params, pool_client.v1.brokers, '
+                'pool_client.v1.providers, pool_client.v1.claims\n'
                 'print(sorted(m for m in sys.modules '
                 'if m.split(".")[0] in ("pool_api", "pool_conductor")))\n')
         out = subprocess.run([sys.executable, '-c', code], check=True,
