@@ -283,6 +283,10 @@ def _bind(conn, claim) -> None:
         pools[name] = actions_db.lock_pool(conn, name)
         if pools[name] is None:
             raise _Rollback(FAILED, 'Pool %s does not exist.' % name)
+    # Machines made for the claim are looked for resource by resource
+    # only if there are any (one query, not one per resource).
+    made = any(p.broker for p in pools.values()) and bool(
+        claims_db.made_for(conn, token_prefix(claim.uuid)))
     taken: list = []
     missing: list[int] = []
     for i, resource in enumerate(claim.resources):
@@ -295,7 +299,7 @@ def _bind(conn, claim) -> None:
         # template, which its params may not show.
         node = claims_db.free_made_for(
             conn, provider.pool, token_prefix(claim.uuid, i),
-            exclude) if broker else None
+            exclude) if broker and made else None
         if node is None:
             node = match.find(conn, provider.pool, exclude)
         if node is None:
