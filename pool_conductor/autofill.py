@@ -90,6 +90,14 @@ def check_pool(context, pool: str, broker: str | None,
                 % (pool, settings.min_free))
 
 
+def broker_request(node, settings: Settings) -> dict:
+    """What a node's broker is asked for it: the request recorded on the
+    node when it was made for a claim, else its pool's
+    create_parameters."""
+    return (node.extra or {}).get(binding.BROKER_REQUEST,
+                                  settings.create_parameters)
+
+
 @dataclasses.dataclass
 class Round:
     """What one round did to a pool."""
@@ -379,11 +387,8 @@ class AutoFiller:
         """Ask a node's broker for its machine and record it; never
         raises."""
         try:
-            machine = brokers.check_machine(node.broker, self._call(
-                context, node.broker, 'create', node.broker_token,
-                extra=done.settings.create_parameters))
-            finished = retry.on_deadlock(self._finish, context, node.id,
-                                         machine)
+            finished = self.make(context, node, broker_request(
+                node, done.settings))
         except Exception as exc:
             try:
                 self._failed(context, name, node.id, str(exc), done)
@@ -399,6 +404,19 @@ class AutoFiller:
         if not finished:
             LOG.info('Node %s was taken from conductor %s while its broker '
                      'made it', node.uuid, self.host)
+
+    def make(self, context, node, parameters: dict) -> bool:
+        """Ask the broker of a node Creating that this conductor holds for
+        its machine (with the node's token and the broker's parameters
+        under these), and record the machine on the node.
+
+        :returns: whether this conductor still held the node.
+        :raises: BrokerError
+        """
+        machine = brokers.check_machine(node.broker, self._call(
+            context, node.broker, 'create', node.broker_token,
+            extra=parameters))
+        return retry.on_deadlock(self._finish, context, node.id, machine)
 
     def _finish(self, context, node_id: int, machine: dict) -> bool:
         """Record the machine a broker made on its node.

@@ -220,23 +220,35 @@ def set_instance(context, node, instance_uuid: str, values: dict) -> None:
 
 # The driver of a node a broker is making, until the broker names one.
 BROKER_NODE_DRIVER = 'fake-hardware'
+# The key of a node's extra that holds what its broker is asked.
+BROKER_REQUEST = 'broker_request'
 
 
 def begin_creation(conn, pool: str, broker: str, host: str, count: int,
-                   resource_class: str | None = None) -> list[int]:
+                   resource_class: str | None = None, *,
+                   token_prefix: str = '',
+                   request: dict | None = None) -> list[int]:
     """Record machines a broker is to make for a pool, before it is
     asked: nodes Creating in the pool, locked by host, each with a fresh
     idempotency token (the broker makes one machine per token).
 
+    :param token_prefix: the start of each token (what the machine is
+        made for, e.g. a claim's resource), at most 35 characters.
+    :param request: the parameters the broker is to be asked with,
+        recorded on the node (extra.broker_request) for whichever
+        conductor calls the broker; without it, the pool's
+        create_parameters.
     :returns: the new nodes' ids.
     """
+    extra = {} if request is None else {BROKER_REQUEST: request}
     return binding_db.insert_nodes(conn, [{
         'uuid': uuidutils.generate_uuid(),
         'driver': BROKER_NODE_DRIVER, 'resource_class': resource_class,
         'provision_state': states.ENROLL, 'pool': pool,
         'pool_status': states.POOL_CREATING, 'pool_allocated': False,
-        'broker': broker,
-        'broker_token': uuidutils.generate_uuid(dashed=False),
+        'broker': broker, 'extra': extra,
+        'broker_token': (token_prefix + uuidutils.generate_uuid(
+            dashed=False))[:64],
         'reservation': host} for _ in range(count)])
 
 

@@ -6,9 +6,14 @@ validates it, and writes the claim ``pending`` with a conductor's name. A
 conductor binds it in one transaction: the pools of its providers are
 share-locked in name order, then for each resource one Free member of
 its provider's pool that matches the template (SKIP LOCKED, none taken
-twice) is given to a new allocation through the binding writer. A
-resource that no Free machine matches puts the claim in ``error`` and
-nothing is bound. Deleting a claim, or the end of its lifespan, releases
+twice) is given to a new allocation through the binding writer. When a
+resource has no Free match and its pool has a broker, nothing is bound,
+the claim stays ``pending`` and the machines missing are made by that
+broker through AutoFill's creation path (recorded first, with a token
+that names the claim's resource, within the pool's max_unready); a later
+round binds them, first to the resources they were made for. Without a
+broker, or when the broker fails, the claim is in ``error`` and nothing
+is bound. Deleting a claim, or the end of its lifespan, releases
 its machines through the binding writer.
 """
 import copy
@@ -21,13 +26,16 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from pool_conductor import autofill
 from pool_conductor import binding
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
+from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pool_actions as actions_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
@@ -46,6 +54,8 @@ BOUND = 'bound'
 FAILED = 'failed'
 BUSY = 'busy'       # matching machines exist, but other claims lock them
 GONE = 'gone'       # deleted, bound, or another conductor's meanwhile
+WAITING = 'waiting'  # machines are being made for it by a broker
+SHORT = 'short'     # (internal) resources a broker is to make machines for
 
 # Claims bound, and expired claims released, per conductor and round.
 BATCH = 100
@@ -54,6 +64,10 @@ BATCH = 100
 _PAGE = 50
 _BUSY_SLEEP_MIN = 0.005
 _BUSY_SLEEP_MAX = 0.25
+# Machines a broker makes for one resource of a claim before the claim
+# gives up: a machine made for it may be taken by another allocation or
+# claim before the claim's next round binds it.
+MAX_MADE = 3
 # Whose lifespan limits a claim, for the messages.
 _HOLDER = 'its providers\''
 
@@ -246,8 +260,17 @@ def request_actions(template: dict) -> dict:
             'workflow': template.get('workflow')}
 
 
+def token_prefix(claim_uuid: str, index: int | None = None) -> str:
+    """How the broker tokens of the machines made for a claim (for one
+    of its resources, with index) start."""
+    prefix = claim_uuid.replace('-', '') + '-'
+    return prefix if index is None else '%s%d-' % (prefix, index)
+
+
 def _bind(conn, claim) -> None:
-    """Bind every resource of a locked pending claim, or raise _Rollback.
+    """Bind every resource of a locked pending claim, or raise _Rollback
+    (SHORT with the indexes of the resources a broker is to make
+    machines for).
     """
     found = claims_db.providers(conn, [r['provider']
                                        for r in claim.resources])
@@ -255,24 +278,43 @@ def _bind(conn, claim) -> None:
         if resource['provider'] not in found:
             raise _Rollback(FAILED, 'Provider %s does not exist any more.'
                             % resource['provider'])
+    pools = {}
     for name in sorted({p.pool for p in found.values()}):
-        if actions_db.lock_pool(conn, name) is None:
+        pools[name] = actions_db.lock_pool(conn, name)
+        if pools[name] is None:
             raise _Rollback(FAILED, 'Pool %s does not exist.' % name)
+    # Machines made for the claim are looked for resource by resource
+    # only if there are any (one query, not one per resource).
+    made = any(p.broker for p in pools.values()) and bool(
+        claims_db.made_for(conn, token_prefix(claim.uuid)))
     taken: list = []
+    missing: list[int] = []
     for i, resource in enumerate(claim.resources):
         provider = found[resource['provider']]
+        broker = pools[provider.pool].broker
         match = Match(resource['template'],
                       providers_rules.ignored(provider))
         exclude = [n.id for n in taken]
-        node = match.find(conn, provider.pool, exclude)
+        # A machine made for this resource first: it was made to its
+        # template, which its params may not show.
+        node = claims_db.free_made_for(
+            conn, provider.pool, token_prefix(claim.uuid, i),
+            exclude) if broker and made else None
+        if node is None:
+            node = match.find(conn, provider.pool, exclude)
         if node is None:
             if match.find(conn, provider.pool, exclude, lock=False):
                 raise _Rollback(BUSY, None)
+            if broker:
+                missing.append(i)
+                continue
             raise _Rollback(FAILED, 'No Free machine of pool %s (provider '
                             '%s) matches resource %d: %s.'
                             % (provider.pool, provider.name, i,
                                match.describe()))
         taken.append(node)
+    if missing:
+        raise _Rollback(SHORT, missing)
     uuids = [uuidutils.generate_uuid() for _ in taken]
     ids = binding_db.insert_allocations(conn, [
         {'uuid': uuid, 'node_id': node.id, 'owner': claim.owner,
@@ -304,13 +346,118 @@ def _bind(conn, claim) -> None:
         raise _Rollback(GONE, None)
 
 
+def _record_requests(context, claim_id: int, host: str,
+                     missing: list[int]) -> str | None:
+    """Under the claim's lock and its pools' (AutoFill's lock: one
+    transaction at a time counts a pool's machines in flight), record
+    the machines to make for the missing resources that have none on its
+    way: one each, within the pool's max_unready, asked with the
+    resource's template over the pool's create_parameters.
+
+    :returns: the claim's UUID; None when it is no longer host's and
+        pending.
+    :raises: _Rollback(FAILED) when a resource's machines were taken
+        MAX_MADE times
+    """
+    with db_api.writer_connection(context) as conn:
+        claim = claims_db.lock_pending(conn, claim_id, host)
+        if claim is None:
+            return None
+        found = claims_db.providers(conn, [r['provider']
+                                           for r in claim.resources])
+        by_pool: dict[str, list[int]] = {}
+        for i in missing:
+            provider = found[claim.resources[i]['provider']]
+            by_pool.setdefault(provider.pool, []).append(i)
+        for name in sorted(by_pool):
+            pool = autofill_db.lock_pool(conn, name)
+            if pool is None or not pool.broker:
+                raise _Rollback(FAILED, 'Pool %s has no broker any more.'
+                                % name)
+            settings = autofill.Settings.of(pool.autofill)
+            room = None if settings.max_unready is None else (
+                settings.max_unready - claims_db.creating_count(conn, name))
+            for i in by_pool[name]:
+                prefix = token_prefix(claim.uuid, i)
+                made = claims_db.made_for(conn, prefix)
+                if any(m.pool == name and m.allocation_id is None
+                       and m.instance_uuid is None for m in made):
+                    continue    # on its way, or Free but locked
+                if len(made) >= MAX_MADE:
+                    raise _Rollback(FAILED, (
+                        'Resource %d: the %d machines broker %s made for '
+                        'it were taken by others before the claim could '
+                        'be bound.') % (i, len(made), pool.broker))
+                if room is not None and room <= 0:
+                    continue
+                request = {**settings.create_parameters,
+                           **claim.resources[i]['template']}
+                binding.begin_creation(
+                    conn, name, pool.broker, host, 1,
+                    request.get('resource_class'), token_prefix=prefix,
+                    request=request)
+                if room is not None:
+                    room -= 1
+        return claim.uuid
+
+
+def _make(context, claim_uuid: str, host: str) -> str | None:
+    """Have the brokers make the machines recorded for a claim that this
+    conductor holds or no conductor does (left by a dead one: asked again
+    with their token). After a failure, the requests not made yet are
+    given up with the one that failed (the claim ends in error).
+
+    :returns: the first broker's error, if any.
+    """
+    filler = autofill.AutoFiller(host)
+    error = None
+    for node in claims_db.creating_for(context, token_prefix(claim_uuid),
+                                       host):
+        if node.reservation is None and not nodes_db.reserve(
+                context, node.id, host):
+            continue
+        if error is None:
+            try:
+                filler.make(context, node, autofill.broker_request(
+                    node, autofill.Settings()))
+                continue
+            except exception.BrokerError as exc:
+                error = str(exc)
+        binding.abandon_creation(context, node.id, host)
+    return error
+
+
+def _order(context, claim_id: int, host: str, missing: list[int]) -> str:
+    """Have the brokers make the machines a pending claim misses; a
+    broker's failure, or machines taken too often, is the claim's error.
+
+    :returns: WAITING, FAILED or GONE.
+    """
+    try:
+        uuid = retry.on_deadlock(_record_requests, context, claim_id, host,
+                                 missing)
+    except _Rollback as exc:
+        return FAILED if claims_db.fail(context, claim_id, host,
+                                        exc.args[1]) else GONE
+    if uuid is None:
+        return GONE
+    error = _make(context, uuid, host)
+    if error is not None:
+        return FAILED if claims_db.fail(
+            context, claim_id, host,
+            'A machine for the claim could not be made: %s' % error
+        ) else GONE
+    return WAITING
+
+
 def bind(context, claim_id: int, host: str) -> str:
     """Bind a pending claim of host in one transaction, all its resources
-    or none; a resource no Free machine matches is recorded as the
-    claim's error.
+    or none. A resource no Free machine matches is recorded as the
+    claim's error, unless its pool has a broker: then the broker is asked
+    for the machines missing and the claim stays pending.
 
-    :returns: BOUND, FAILED, BUSY (matching machines are locked by other
-        transactions: try again) or GONE.
+    :returns: BOUND, WAITING, FAILED, BUSY (matching machines are locked
+        by other transactions: try again) or GONE.
     """
     try:
         with db_api.writer_connection(context) as conn:
@@ -326,6 +473,8 @@ def bind(context, claim_id: int, host: str) -> str:
     if outcome == FAILED:
         recorded = claims_db.fail(context, claim_id, host, error)
         return FAILED if recorded else GONE
+    if outcome == SHORT:
+        return _order(context, claim_id, host, error)
     return outcome
 
 

@@ -104,7 +104,8 @@ def set_traits(conn, node_id: int, traits) -> None:
 
 _CREATING_COLUMNS = (_NODES.c.id, _NODES.c.uuid, _NODES.c.generation,
                      _NODES.c.reservation, _NODES.c.broker,
-                     _NODES.c.broker_token, _NODES.c.last_error)
+                     _NODES.c.broker_token, _NODES.c.last_error,
+                     _NODES.c.extra)
 
 
 def creating_nodes(context, pool: str, ids: list[int]) -> list[sa.Row]:

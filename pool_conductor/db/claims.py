@@ -235,3 +235,56 @@ def change_node(conn, node, values: dict) -> bool:
         _NODES.c.reservation.is_(None)).values(
         generation=_NODES.c.generation + 1, updated_at=api.utcnow(),
         **values)).rowcount == 1
+
+
+# Machines brokers make for claims: their tokens start with the claim's
+# resource (claims.token_prefix()).
+
+def _made(prefix: str):
+    return _NODES.c.broker_token.like(prefix + '%')
+
+
+def free_made_for(conn, pool: str, prefix: str, exclude=()) -> sa.Row | None:
+    """A Free, allocatable member of a pool a broker made with a token
+    that starts with prefix, not in exclude, locked (SKIP LOCKED where
+    the backend has it)."""
+    node = _NODES.c
+    q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
+         .where(*binding_db.NODE_IS_FREE, node.power_state.is_not(None),
+                node.pool == pool, _made(prefix))
+         .order_by(node.id).limit(1))
+    if exclude:
+        q = q.where(node.id.not_in(list(exclude)))
+    if api.backend_supports_skip_locked(conn):
+        q = q.with_for_update(skip_locked=True)
+    return conn.execute(q).first()
+
+
+def made_for(conn, prefix: str) -> list[sa.Row]:
+    """The nodes a broker made, or is making, with a token that starts
+    with prefix."""
+    node = _NODES.c
+    return conn.execute(sa.select(
+        node.id, node.pool, node.pool_status, node.allocation_id,
+        node.instance_uuid).where(_made(prefix)).order_by(node.id)).all()
+
+
+def creating_count(conn, pool: str) -> int:
+    """How many members of a pool are being created."""
+    node = _NODES.c
+    return conn.execute(sa.select(sa.func.count()).where(
+        node.pool == pool,
+        node.pool_status == states.POOL_CREATING)).scalar_one()
+
+
+def creating_for(context, prefix: str, host: str) -> list[sa.Row]:
+    """The nodes being created with a token that starts with prefix that
+    host or no conductor holds, in id order."""
+    node = _NODES.c
+    with api.reader(context) as session:
+        return session.execute(sa.select(
+            node.id, node.uuid, node.pool, node.reservation, node.broker,
+            node.broker_token, node.extra).where(
+            _made(prefix), node.pool_status == states.POOL_CREATING,
+            sa.or_(node.reservation == host, node.reservation.is_(None)),
+        ).order_by(node.id)).all()

@@ -153,6 +153,17 @@ class TestFill(AutoFillTestCase):
         self.assertEqual((0, 1), (done.requested, done.created))
         self.assertEqual('big', self.members()[0].resource_class)
 
+    def test_a_request_recorded_on_the_node_is_asked_as_recorded(self):
+        # A claim's request, that no conductor holds.
+        self.pool(min_free=1, create_parameters={'resource_class': 'big'})
+        with db_api.writer_connection(self.context) as conn:
+            binding.begin_creation(conn, 'web', 'cloud', None, 1, 'small',
+                                   request={'resource_class': 'small'})
+        done = self.filler.check(self.context)['web']
+        self.assertEqual((0, 1), (done.requested, done.created))
+        self.assertEqual(['small'],
+                         [n.resource_class for n in self.members()])
+
     def test_failed_creation_waits_its_back_off(self):
         self.config(broker_retry_interval=3600, group='conductor')
         self.set_broker(fail=1)
