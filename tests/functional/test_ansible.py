@@ -14,14 +14,12 @@ import time
 import fixtures
 import testtools
 
-from pool_api import routes
 from tests.functional import cluster
 
 PLAYBOOK = os.path.join(os.path.dirname(__file__), 'ansible',
                         'lifecycle.yaml')
 BIN = os.path.dirname(sys.executable)
 TIMEOUT = 300
-NODE_VALIDATE = '/v1/nodes/<node_ident>/validate'
 MACS = ['52:54:00:aa:bb:01', '52:54:00:aa:bb:02']
 
 
@@ -123,10 +121,6 @@ class TestAnsibleSQLite(AnsibleTestCase):
         self.check_lifecycle(results, deployed=False)
 
     def test_deploy_and_undeploy(self):
-        # baremetal_node_action validates the node before it deploys it.
-        if (NODE_VALIDATE, 'GET') not in {(r.rule, r.method)
-                                          for r in routes.ROUTES}:
-            self.skipTest('deploying needs GET %s' % NODE_VALIDATE)
         self.check_lifecycle(self.run_playbook(self.server_url()),
                              deployed=True)
 
@@ -134,11 +128,10 @@ class TestAnsibleSQLite(AnsibleTestCase):
 class TestAnsiblePostgreSQL(AnsibleTestCase):
     """pool-api and a pool-conductor on PostgreSQL and RabbitMQ."""
 
-    def test_enroll_read_and_delete(self):
+    def test_whole_lifecycle(self):
         db = self.useFixture(cluster.Database('postgresql'))
         pool = self.useFixture(cluster.Cluster(db.url, conductors=1))
         self.addOnException(lambda _e: self.addDetail(
             'pool-api-log', testtools.content.text_content(
                 pool.log(pool.apis[0]))))
-        results = self.run_playbook(pool.url, skip_tags=['deploy'])
-        self.check_lifecycle(results, deployed=False)
+        self.check_lifecycle(self.run_playbook(pool.url), deployed=True)
