@@ -316,6 +316,30 @@ def release_node(context, node, values: dict, force: bool = False) -> None:
         conn, [current], force=force, values=values))
 
 
+def provision_step(context, node_id: int, step) -> bool:
+    """Move a node's provision state one step on, as step(node) decides:
+    (the fields, whether the step tears the node down), or None when the
+    node has nothing in progress. A step that tears the node down takes
+    it back from its instance and allocation, with its pool's release
+    actions. A node locked by a conductor is left.
+
+    :returns: whether the node changed.
+    """
+    with db_api.writer_connection(context) as conn:
+        nodes = binding_db.lock_nodes(conn, [node_id])
+        if not nodes or nodes[0].reservation:
+            return False
+        decided = step(nodes[0])
+        if decided is None:
+            return False
+        values, tears_down = decided
+        if tears_down and (nodes[0].instance_uuid or nodes[0].allocation_id):
+            release(conn, nodes, force=True, values=values)
+        else:
+            _write(conn, nodes, {node_id: values})
+        return True
+
+
 def delete_node(context, node) -> None:
     """Delete a node, releasing it first (a node in maintenance goes away
     with its instance and allocation).

@@ -25,6 +25,7 @@ from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
+from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import states
 
@@ -222,11 +223,9 @@ def _expire_one(context, alloc_id: int) -> bool:
 
 def torn_down(node, now: datetime.datetime) -> dict:
     """The fields an expiry changes besides the binding: a deployed node
-    is undeployed (recorded, as the provision state API records it), for
-    the end of a lifespan is a hard end."""
-    allowed_from, result = states.VERBS['undeploy']
-    if node.provision_state not in allowed_from:
+    is undeployed (deleting, then moved on to available by a conductor's
+    provisioning check, as the provision state API undeploys), for the
+    end of a lifespan is a hard end."""
+    if node.provision_state not in states.VERBS['undeploy'][0]:
         return {}
-    return {'provision_state': result, 'target_provision_state': None,
-            'instance_info': {}, 'provision_updated_at': now,
-            'last_error': None}
+    return {**provisioning.begin('undeploy', now), 'instance_info': {}}

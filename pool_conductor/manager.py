@@ -2,12 +2,14 @@
 import oslo_messaging as messaging
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor import context as pool_context
+from pool_conductor import provisioning
 
 
 class ConductorManager:
     """Receives the RPC calls of the API and hands them to workers."""
 
-    RPC_API_VERSION = '2.0'
+    RPC_API_VERSION = '2.1'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, allocation_worker: AllocationWorker):
@@ -16,3 +18,9 @@ class ConductorManager:
     def create_allocations(self, context, allocation_ids: list[int]) -> None:
         """Start processing allocations the API wrote as allocating."""
         self.allocation_worker.submit_many(allocation_ids)
+
+    def continue_provisioning(self, context, node_ids: list[int]) -> None:
+        """Move on nodes the API recorded in a provision state in progress
+        (deploying, deleting); never raises."""
+        provisioning.advance_all(pool_context.get_admin_context(),
+                                 node_ids)

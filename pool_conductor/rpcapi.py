@@ -14,24 +14,31 @@ from pool_conductor import rpc
 LOG = log.getLogger(__name__)
 
 
-class ConductorAPI:
-    """Hands allocations to live conductors.
+# The argument that carries the ids of each cast method.
+_ID_ARGUMENT = {'create_allocations': 'allocation_ids',
+                'continue_provisioning': 'node_ids'}
 
-    Allocations are cast in batches: a sender thread casts at most one
-    message per conductor every ``[api] allocation_cast_interval``
-    seconds, with every allocation queued for that conductor meanwhile,
-    and the conductor picked for new allocations changes at the same pace.
-    A lone allocation is cast at once; under load, one message carries
-    many, which saves both sides the cost of a message each.
+
+class ConductorAPI:
+    """Hands allocations, and nodes in a provision state in progress, to
+    live conductors.
+
+    Both are cast in batches: a sender thread casts at most one message
+    per conductor and method every ``[api] allocation_cast_interval``
+    seconds, with every id queued for that conductor meanwhile, and the
+    conductor picked changes at the same pace. A lone id is cast at once;
+    under load, one message carries many, which saves both sides the cost
+    of a message each.
 
     API version history:
         1.0 - create_allocation
         1.1 - create_allocations
         2.0 - create_allocation removed (API and conductors are upgraded
               together)
+        2.1 - continue_provisioning
     """
 
-    RPC_API_VERSION = '2.0'
+    RPC_API_VERSION = '2.1'
     # How long the list of live conductors is reused before it is read
     # from the database again.
     ALIVE_CACHE_SECONDS = 1.0
@@ -43,7 +50,7 @@ class ConductorAPI:
         self._lock = threading.Lock()
         self._picked: str | None = None
         self._picked_at = 0.0
-        self._outbox: dict[str, list[int]] = {}
+        self._outbox: dict[tuple[str, str], list[int]] = {}
         self._wakeup = threading.Condition(self._lock)
         self._sender: threading.Thread | None = None
         self._last_cast = 0.0
@@ -88,8 +95,21 @@ class ConductorAPI:
         process dies first) is recorded with its conductor's name, and the
         conductor finds it by itself on its next check.
         """
+        self._queue(host, 'create_allocations', allocation_id)
+
+    def continue_provisioning(self, context, node_id: int,
+                              host: str) -> None:
+        """Queue a node in a provision state in progress to be cast to a
+        conductor, which moves it on; never blocks.
+
+        A node whose message is lost is moved on by a conductor's periodic
+        check (``[conductor] check_provisioning_interval``).
+        """
+        self._queue(host, 'continue_provisioning', node_id)
+
+    def _queue(self, host: str, method: str, ident: int) -> None:
         with self._lock:
-            self._outbox.setdefault(host, []).append(allocation_id)
+            self._outbox.setdefault((host, method), []).append(ident)
             if self._sender is None or not self._sender.is_alive():
                 self._sender = threading.Thread(
                     target=self._send_forever, name='pool-rpc-sender',
@@ -111,20 +131,21 @@ class ConductorAPI:
             with self._lock:
                 outbox, self._outbox = self._outbox, {}
             self._last_cast = time.monotonic()
-            for host, ids in outbox.items():
-                self._cast(host, ids)
+            for (host, method), ids in outbox.items():
+                self._cast(host, method, ids)
 
-    def _cast(self, host: str, allocation_ids: list[int]) -> None:
-        """Cast allocations to a conductor; never raises.
+    def _cast(self, host: str, method: str, ids: list[int]) -> None:
+        """Cast ids to a conductor's method; never raises.
 
         The cast gives up after one reconnection attempt when the message
         bus is down.
         """
         try:
             cctxt = self.client.prepare(server=host, retry=1)
-            cctxt.cast(pool_context.get_admin_context(),
-                       'create_allocations', allocation_ids=allocation_ids)
+            cctxt.cast(pool_context.get_admin_context(), method,
+                       **{_ID_ARGUMENT[method]: ids})
         except Exception as exc:
-            LOG.warning('Could not send allocations %(ids)s to conductor '
-                        '%(host)s, it will pick them up by itself: %(exc)s',
-                        {'ids': allocation_ids, 'host': host, 'exc': exc})
+            LOG.warning('Could not cast %(method)s of %(ids)s to conductor '
+                        '%(host)s, a periodic check picks them up: %(exc)s',
+                        {'method': method, 'ids': ids, 'host': host,
+                         'exc': exc})

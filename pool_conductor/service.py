@@ -15,6 +15,7 @@ from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.manager import ConductorManager
 from pool_conductor import provisioners
+from pool_conductor import provisioning
 from pool_conductor import rpc
 from pool_conductor import workflows
 
@@ -36,7 +37,8 @@ class ConductorService:
     of the same host left behind and resumes that host's allocations. Its
     periodic tasks heartbeat, take over allocations of dead conductors,
     queue again its own allocations that no worker holds (after a lost
-    message or a database outage), bind pending claims, release
+    message or a database outage), move on nodes left deploying, deleting
+    or cleaning, bind pending claims, release
     allocations and claims whose lifespan has ended, keep pools with
     autofill filled, and drive pool nodes through their workflows with the
     provisioner: nodes no live conductor drives are claimed, and those this
@@ -88,6 +90,9 @@ class ConductorService:
         interval = CONF.conductor.check_autofill_interval
         if interval > 0:
             tasks.append(_periodic(self.check_autofill, interval))
+        interval = CONF.conductor.check_provisioning_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_provisioning, interval))
         interval = CONF.conductor.check_claims_interval
         if interval > 0:
             tasks.append(_periodic(self.check_claims, interval))
@@ -168,9 +173,15 @@ class ConductorService:
 
     def check_lifespans(self) -> None:
         """Periodic task: release allocations and claims whose lifespan
-        has ended; never raises."""
-        lifespans.expire(self.context, self.host)
-        claims.expire(self.context, self.host)
+        has ended, and undeploy their deployed nodes; never raises."""
+        if (lifespans.expire(self.context, self.host)
+                + claims.expire(self.context, self.host)):
+            provisioning.check(self.context)
+
+    def check_provisioning(self) -> None:
+        """Periodic task: move on the nodes in a provision state in
+        progress that nothing moved on; never raises."""
+        provisioning.check(self.context)
 
     def check_claims(self) -> None:
         """Periodic task: bind pending claims; never raises."""

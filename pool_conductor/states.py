@@ -11,6 +11,14 @@ REBOOT = 'rebooting'
 SOFT_POWER_OFF = 'soft power off'
 SOFT_REBOOT = 'soft rebooting'
 
+# States a deployment and an undeployment pass through, moved on by a
+# conductor (pool_conductor.provisioning) as Ironic's fake-hardware
+# does: deploying to active; deleting, then cleaning, to available.
+DEPLOYING = 'deploying'
+DELETING = 'deleting'
+CLEANING = 'cleaning'
+IN_PROGRESS = (DEPLOYING, DELETING, CLEANING)
+
 # Provision verbs of PUT /v1/nodes/<id>/states/provision:
 # verb -> (states it is allowed from, resulting state).
 VERBS = {
@@ -21,6 +29,12 @@ VERBS = {
     'deleted': ((ACTIVE,), AVAILABLE),
     'undeploy': ((ACTIVE,), AVAILABLE),
 }
+
+# The state a verb enters first, where it is not its result at once.
+FIRST_STATE = {'active': DEPLOYING, 'deploy': DEPLOYING,
+               'deleted': DELETING, 'undeploy': DELETING}
+# What each state in progress becomes when a conductor moves it on.
+NEXT_STATE = {DEPLOYING: ACTIVE, DELETING: CLEANING, CLEANING: AVAILABLE}
 
 # States in which a node's instance may be released while not in
 # maintenance (Ironic forbids it for active and in-progress states).

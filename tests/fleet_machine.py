@@ -15,6 +15,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import consistency
 from pool_conductor.db import models
+from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from pool_conductor import states
 from pool_conductor import workflows
@@ -91,6 +92,12 @@ class Fleet:
         test.patch(rpcapi.ConductorAPI, 'create_allocation',
                    lambda _self, _ctx, alloc_id, host:
                    self.casts.append(alloc_id))
+        # Nodes cast in a provision state in progress are moved on by
+        # run_provisioning, or by the conductor's check.
+        self.provision_casts: list[int] = []
+        test.patch(rpcapi.ConductorAPI, 'continue_provisioning',
+                   lambda _self, _ctx, node_id, host:
+                   self.provision_casts.append(node_id))
 
     def reset(self) -> None:
         """Empty the database but for the default pool and the conductor,
@@ -106,6 +113,7 @@ class Fleet:
                 session.execute(query)
         conductors_db.register_conductor(self.context, HOST)
         self.casts = []
+        self.provision_casts = []
 
     def request(self, method: str, path: str, body=None):
         """The answer to a request, which must not be a server error."""
@@ -137,9 +145,15 @@ class Fleet:
         if casts:
             self.worker.process_batch(casts)
 
+    def run_provisioning(self) -> None:
+        """Move on the nodes cast in a provision state in progress."""
+        casts, self.provision_casts = self.provision_casts, []
+        provisioning.advance_all(self.context, casts)
+
     def run_conductor(self, rounds: int) -> None:
         for _ in range(rounds):
             workflows.check_workflows(self.context, HOST)
+            provisioning.check(self.context)
 
 
 class FleetMachine(stateful.RuleBasedStateMachine):
@@ -210,6 +224,10 @@ class FleetMachine(stateful.RuleBasedStateMachine):
     @stateful.rule()
     def run_allocation_worker(self):
         self.fleet.run_worker()
+
+    @stateful.rule()
+    def run_provisioning(self):
+        self.fleet.run_provisioning()
 
     @stateful.rule(node=node_names, deploy=st.booleans(),
                    resource_class=st.none() | st.sampled_from(

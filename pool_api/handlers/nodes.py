@@ -18,6 +18,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
+from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import states
 
@@ -93,7 +94,6 @@ POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
 SOFT_POWER = 27
 # Verbs a node in maintenance refuses, as Ironic's NodeInMaintenance.
 MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
-RELEASING_VERBS = ('deleted', 'undeploy')
 DEPLOYING_VERBS = ('active', 'deploy')
 DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
 # What a secret is shown as, as in Ironic.
@@ -535,7 +535,7 @@ def set_provision_state(node_ident):
         raise exception.InvalidState(
             err='The requested action "%s" can not be performed on node '
                 '"%s" while it is in maintenance mode.' % (verb, node.uuid))
-    allowed_from, result = states.VERBS[verb]
+    allowed_from = states.VERBS[verb][0]
     if node.provision_state not in allowed_from:
         # As in Ironic: a 409 only for a node something works on, else a
         # 400 (InvalidStateRequested), which clients do not retry.
@@ -548,8 +548,7 @@ def set_provision_state(node_ident):
                 % (verb, node.uuid, node.provision_state))
     # After the state check, as in Ironic.
     _check_provision_body(verb, body)
-    values = {'provision_state': result, 'target_provision_state': None,
-              'provision_updated_at': db_api.utcnow(), 'last_error': None}
+    values = provisioning.begin(verb, db_api.utcnow())
     if verb in DEPLOYING_VERBS:
         deploy_checks.check_instance_traits(node)
         # Ironic keeps the config drive of a deployment in instance_info
@@ -563,12 +562,8 @@ def set_provision_state(node_ident):
         # Ironic reads the power state while verifying a node it manages;
         # with no hardware behind the node it is recorded as off.
         values['power_state'] = states.POWER_OFF
-    if verb in RELEASING_VERBS:
-        values['instance_info'] = {}
-    if verb in RELEASING_VERBS and (node.instance_uuid or node.allocation_id):
-        binding.release_node(context, node, values, force=True)
-    else:
-        retry.on_node_locked(nodes_db.update_node, context, node, values)
+    provisioning.request(context, node, values,
+                         flask.current_app.config['RPCAPI'])
     return _accepted(node)
 
 

@@ -27,6 +27,16 @@ opts = [
                       'passed (its own, and those of dead conductors), so '
                       'an allocation is released at most about this long '
                       'after its end. 0 disables it on this conductor.'),
+    cfg.FloatOpt('check_provisioning_interval',
+                 default=10.0,
+                 min=0,
+                 help='Seconds between two rounds in which a conductor '
+                      'moves on the nodes left in a provision state in '
+                      'progress (deploying, deleting, cleaning) whose '
+                      'message was lost or whose conductor died. A node is '
+                      'moved on at once by the conductor the API sends it '
+                      'to; this round is the safety net. 0 disables it on '
+                      'this conductor.'),
     cfg.FloatOpt('check_claims_interval',
                  default=1.0,
                  min=0,

@@ -32,7 +32,8 @@ NODE_IS_FREE = (
 
 # What the binding reads of a node.
 NODE_COLUMNS = tuple(_NODES.c[name] for name in (
-    'id', 'uuid', 'name', 'generation', 'provision_state', 'power_state',
+    'id', 'uuid', 'name', 'generation', 'provision_state',
+    'target_provision_state', 'power_state',
     'maintenance', 'reservation', 'instance_uuid', 'allocation_id',
     'instance_info', 'resource_class', 'pool', 'pool_status',
     'pool_allocated', 'pool_wait_stage', 'pool_destination', 'params',

@@ -65,6 +65,9 @@ class Node(TimestampMixin, Base):
                  'pool_conductor_affinity'),
         sa.Index('nodes_lessee_idx', 'lessee'),
         sa.Index('nodes_broker_idx', 'broker'),
+        # Nodes by provision state: the conductors' search for nodes in a
+        # state in progress (deploying, deleting, cleaning).
+        sa.Index('nodes_provision_state_idx', 'provision_state'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
         sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),

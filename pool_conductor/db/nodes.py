@@ -200,6 +200,18 @@ def delete_node(conn, node_id: int) -> None:
 _NODES = models.Node.__table__
 
 
+def list_in_progress(context, provision_states, limit: int) -> list[int]:
+    """Ids of nodes in one of provision_states that no conductor holds,
+    the longest waiting first."""
+    with api.reader(context) as session:
+        return list(session.execute(
+            sa.select(_NODES.c.id)
+            .where(_NODES.c.provision_state.in_(list(provision_states)),
+                   _NODES.c.reservation.is_(None))
+            .order_by(_NODES.c.provision_updated_at, _NODES.c.id)
+            .limit(limit)).scalars())
+
+
 def reserve(context, node_id: int, host: str) -> bool:
     """Lock a node for a conductor (Ironic's reservation): a
     compare-and-swap, so of two conductors exactly one gets it.

@@ -2,6 +2,7 @@
 import json
 
 from pool_api import app as pool_app
+from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from tests import base
 
@@ -31,6 +32,16 @@ class APITestCase(base.TestCase):
         self.patch(rpcapi.ConductorAPI, 'create_allocation',
                    lambda _self, _ctx, alloc_id, host:
                    self.casts.append((alloc_id, host)))
+        self.provision_casts = []
+        self.patch(rpcapi.ConductorAPI, 'continue_provisioning',
+                   lambda _self, _ctx, node_id, host:
+                   self.provision_casts.append((node_id, host)))
+
+    def finish_provisioning(self):
+        """Have a conductor move on the nodes cast to it in a provision
+        state in progress (deploying to active, deleting to available)."""
+        casts, self.provision_casts = self.provision_casts, []
+        provisioning.advance_all(self.context, [n for n, _h in casts])
 
     def request(self, method, path, body=None, version=None, headers=None,
                 raw=None):

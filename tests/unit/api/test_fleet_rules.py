@@ -17,6 +17,7 @@ class FleetRulesTestCase(test_pool_actions.PoolActionTestCase):
         resp = self.put('/v1/nodes/%s/states/provision' % node,
                         {'target': 'active'})
         self.assertEqual(202, resp.status_code, resp.get_data())
+        self.finish_provisioning()
 
     def status(self, node: str) -> tuple:
         body = self.node(node)

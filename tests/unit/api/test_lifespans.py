@@ -9,6 +9,7 @@ from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import provisioning
 from tests import base
 from tests.unit.api import base as api_base
 
@@ -277,10 +278,15 @@ class ExpiryTestCase(api_base.APITestCase):
         resp = self.put('/v1/nodes/node-0/states/provision',
                         {'target': 'active'})
         self.assertEqual(202, resp.status_code, resp.get_data())
+        self.finish_provisioning()
         self.assertEqual(1, self.expire_now())
         node = self.assertReleased()
-        self.assertEqual(('available', {}),
+        self.assertEqual(('deleting', {}),
                          (node['provision_state'], node['instance_info']))
+        # The conductor's provisioning check moves it on.
+        self.assertEqual(2, provisioning.check(self.context))
+        self.assertEqual('available', self.get('/v1/nodes/node-0')
+                         .get_json()['provision_state'])
 
     def test_allocation_of_a_live_conductor_left_to_it(self):
         self.set_allocation(conductor_affinity='other-host')

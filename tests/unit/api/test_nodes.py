@@ -4,6 +4,7 @@ import uuid
 
 from pool_conductor import allocations
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import provisioning
 from tests.unit.api import base
 
 
@@ -746,14 +747,34 @@ class TestStates(NodeAPITestCase):
         self.provision('provide')
         self.assertEqual('available',
                          self.get(self.url).get_json()['provision_state'])
+        # A deployment passes through deploying, moved on by the conductor
+        # the node is cast to.
         self.provision('active')
-        self.assertEqual('active',
-                         self.get(self.url).get_json()['provision_state'])
+        body = self.get(self.url).get_json()
+        self.assertEqual(('deploying', 'active'),
+                         (body['provision_state'],
+                          body['target_provision_state']))
+        self.assertEqual([(self.node_db('node-1').id, 'test-host')],
+                         self.provision_casts)
+        self.finish_provisioning()
+        body = self.get(self.url).get_json()
+        self.assertEqual(('active', None),
+                         (body['provision_state'],
+                          body['target_provision_state']))
         self.provision('deleted')
-        self.assertEqual('available',
-                         self.get(self.url).get_json()['provision_state'])
+        body = self.get(self.url).get_json()
+        self.assertEqual(('deleting', 'available'),
+                         (body['provision_state'],
+                          body['target_provision_state']))
+        self.finish_provisioning()
+        body = self.get(self.url).get_json()
+        self.assertEqual(('available', None),
+                         (body['provision_state'],
+                          body['target_provision_state']))
         self.provision('deploy')
+        self.finish_provisioning()
         self.provision('undeploy')
+        self.finish_provisioning()
         self.provision('manage')
         self.assertEqual('manageable',
                          self.get(self.url).get_json()['provision_state'])
@@ -772,9 +793,11 @@ class TestStates(NodeAPITestCase):
         self.assertEqual(202, resp.status_code, resp.get_data())
         self.assertEqual('H4sI',
                          self.node_db('node-2').instance_info['configdrive'])
+        self.finish_provisioning()
         # Undeploying forgets it, with the rest of instance_info.
         self.assertEqual(202, self.put(url, {'target': 'deleted'})
                          .status_code)
+        self.finish_provisioning()
         self.assertEqual({}, self.node_db('node-2').instance_info)
         drive = {'meta_data': {'hostname': 'h'}, 'user_data': '#!/bin/sh'}
         resp = self.put(url, {'target': 'deploy', 'configdrive': drive})
@@ -810,6 +833,7 @@ class TestStates(NodeAPITestCase):
         resp = self.put(url, {'target': 'active', 'configdrive': None,
                               'clean_steps': None, 'rescue_password': None})
         self.assertEqual(202, resp.status_code, resp.get_data())
+        self.finish_provisioning()
         self.assertError(400, self.put(url, {
             'target': 'deleted', 'clean_steps': [{'step': 'x'}]}),
             'clean_steps')
@@ -915,6 +939,12 @@ class TestStates(NodeAPITestCase):
             resp = self.put('/v1/nodes/active-1/states/provision',
                             {'target': verb})
             self.assertEqual(202, resp.status_code, resp.get_data())
+            # As in Ironic, the node keeps them while it is deleting.
+            body = self.get('/v1/nodes/active-1').get_json()
+            self.assertEqual(('deleting', alloc.uuid),
+                             (body['provision_state'],
+                              body['allocation_uuid']))
+            self.finish_provisioning()
             body = self.get('/v1/nodes/active-1').get_json()
             self.assertEqual('available', body['provision_state'])
             self.assertIsNone(body['instance_uuid'])
@@ -925,6 +955,50 @@ class TestStates(NodeAPITestCase):
             nodes_db.update_node(self.context, self.node_db('active-1'),
                                  {'provision_state': 'active'})
             alloc = self.backfill(node.uuid)
+
+    def test_node_in_progress_refuses_verbs_and_deletion(self):
+        self.enroll(name='node-2')
+        url = '/v1/nodes/node-2/states/provision'
+        self.assertEqual(202, self.put(url, {'target': 'active'})
+                         .status_code)
+        for verb in ('deleted', 'active', 'manage'):
+            self.assertError(400, self.put(url, {'target': verb}),
+                             'while it is in state "deploying"')
+        self.assertError(409, self.delete('/v1/nodes/node-2'), 'deploying')
+        self.finish_provisioning()
+        self.assertEqual(202, self.put(url, {'target': 'deleted'})
+                         .status_code)
+        self.assertError(400, self.put(url, {'target': 'active'}),
+                         'while it is in state "deleting"')
+
+    def test_node_whose_cast_was_lost_is_moved_on_by_the_check(self):
+        self.enroll(name='node-2')
+        url = '/v1/nodes/node-2/states/provision'
+        self.assertEqual(202, self.put(url, {'target': 'active'})
+                         .status_code)
+        self.provision_casts = []
+        # A node another conductor holds is left to it.
+        nodes_db.reserve(self.context, self.node_db('node-2').id, 'other')
+        self.assertEqual(0, provisioning.check(self.context))
+        nodes_db.unreserve(self.context, self.node_db('node-2').id, 'other')
+        self.assertEqual(1, provisioning.check(self.context))
+        self.assertEqual('active', self.get('/v1/nodes/node-2').get_json()
+                         ['provision_state'])
+        self.assertEqual(202, self.put(url, {'target': 'deleted'})
+                         .status_code)
+        # Deleting, then cleaning, then available: two steps.
+        self.assertEqual(2, provisioning.check(self.context))
+        self.assertEqual(0, provisioning.check(self.context))
+        self.assertEqual('available', self.get('/v1/nodes/node-2')
+                         .get_json()['provision_state'])
+
+    def test_deploy_without_a_live_conductor_is_503_and_changes_nothing(self):
+        self.enroll(name='node-2')
+        self.alive = []
+        self.assertError(503, self.put('/v1/nodes/node-2/states/provision',
+                                       {'target': 'active'}))
+        self.assertEqual('available', self.get('/v1/nodes/node-2')
+                         .get_json()['provision_state'])
 
     def test_provision_unknown_node_is_404(self):
         self.assertError(404, self.put('/v1/nodes/missing/states/provision',

@@ -70,6 +70,29 @@ class ServiceTestCase(base.TestCase):
         self.assertEqual(alloc.uuid, node.allocation_uuid)
         self.assertEqual(['CUSTOM_GPU'], node.instance_info['traits'])
 
+    def test_node_cast_in_progress_is_moved_on_over_rpc(self):
+        node = self.create_node(provision_state='deploying',
+                                target_provision_state='active')
+        self.start()
+        api = rpcapi.ConductorAPI()
+        api.continue_provisioning(self.context, node.id,
+                                  api.pick_conductor(self.context))
+        self.assertTrue(_wait_for(lambda: nodes_db.get_node(
+            self.context, node.uuid).provision_state == 'active'))
+        self.assertIsNone(nodes_db.get_node(
+            self.context, node.uuid).target_provision_state)
+
+    def test_node_left_in_progress_moved_on_by_the_periodic_check(self):
+        self.config(check_provisioning_interval=0.2, group='conductor')
+        node = self.create_node(provision_state='deleting',
+                                target_provision_state='available',
+                                instance_info={'image_source': 'x'})
+        self.start()
+        self.assertTrue(_wait_for(lambda: nodes_db.get_node(
+            self.context, node.uuid).provision_state == 'available'))
+        self.assertEqual({}, nodes_db.get_node(self.context,
+                                               node.uuid).instance_info)
+
     def test_expired_allocation_released_on_the_lifespan_interval(self):
         self.config(check_lifespans_interval=0.2, group='conductor')
         node = self.create_node()
@@ -103,8 +126,8 @@ class ServiceTestCase(base.TestCase):
         api = rpcapi.ConductorAPI()
         sent = []
         real_cast = api._cast
-        self.patch(api, '_cast', lambda host, ids: (
-            sent.append(list(ids)), real_cast(host, ids)))
+        self.patch(api, '_cast', lambda host, method, ids: (
+            sent.append(list(ids)), real_cast(host, method, ids)))
         allocs = []
         for _ in range(12):
             host = api.pick_conductor(self.context)

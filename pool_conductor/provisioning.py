@@ -1,0 +1,114 @@
+"""Provision state changes of a node, as Ironic's fake-hardware makes them.
+
+A node has no hardware behind it: a deployment and an undeployment are
+recorded, not executed, but they pass through the states a client waits
+through. The API records the first state (``deploying``, ``deleting``)
+with the target, and casts the node to a conductor, which moves it on:
+``deploying`` becomes ``active``; ``deleting`` tears the node down
+(releases its instance and allocation, empties instance_info) and becomes
+``cleaning``, which becomes ``available``. Each step is one transaction
+under the node's row lock, so of several conductors moving a node on (a
+cast and a periodic check) each step is taken once. A node whose cast was
+lost, or whose conductor died, is moved on by any conductor's periodic
+check.
+"""
+import datetime
+
+from oslo_log import log
+
+from pool_conductor import binding
+from pool_conductor.db import api as db_api
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import retry
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
+
+# How many nodes in progress one periodic check reads.
+BATCH = 500
+
+
+def begin(verb: str, now: datetime.datetime) -> dict:
+    """The fields a verb sets: its first state and its target when it
+    passes through states in progress, else its result."""
+    result = states.VERBS[verb][1]
+    first = states.FIRST_STATE.get(verb)
+    return {'provision_state': first or result,
+            'target_provision_state': result if first else None,
+            'provision_updated_at': now, 'last_error': None}
+
+
+def request(context, node, values: dict, rpcapi) -> None:
+    """Record a verb's fields (begin() and what comes with them) on a
+    node; a state in progress is cast to a live conductor to be moved on.
+
+    :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
+    :raises: NoValidHost when the state needs a conductor and none is
+        alive; NodeLocked, ConcurrentUpdate
+    """
+    moving = values['provision_state'] in states.IN_PROGRESS
+    host = rpcapi.pick_conductor(context) if moving else None
+    retry.on_node_locked(nodes_db.update_node, context, node, values)
+    if moving:
+        rpcapi.continue_provisioning(context, node.id, host)
+
+
+def step(node) -> tuple[dict, bool] | None:
+    """A node's next state in progress or its result, and whether this
+    step tears it down; None for a node with no state in progress."""
+    following = states.NEXT_STATE.get(node.provision_state)
+    if following is None:
+        return None
+    values = {'provision_state': following,
+              'target_provision_state': (node.target_provision_state
+                                         if following in states.IN_PROGRESS
+                                         else None),
+              'provision_updated_at': db_api.utcnow()}
+    tears_down = node.provision_state == states.DELETING
+    if tears_down:
+        values['instance_info'] = {}
+    return values, tears_down
+
+
+def advance(context, node_id: int) -> int:
+    """Move a node on until its provision state is no longer in progress.
+
+    :returns: how many steps were taken here (a node another conductor
+        moved on, or one locked, is left).
+    :raises: what the database raises
+    """
+    taken = 0
+    while retry.on_deadlock(binding.provision_step, context, node_id, step):
+        taken += 1
+    return taken
+
+
+def advance_all(context, node_ids) -> int:
+    """advance() for each node; never raises.
+
+    :returns: how many steps were taken.
+    """
+    taken = 0
+    for node_id in node_ids:
+        try:
+            taken += advance(context, node_id)
+        except Exception as exc:
+            LOG.warning('Moving on the provision state of node %(id)s '
+                        'failed, a periodic check tries again: %(exc)s',
+                        {'id': node_id, 'exc': exc})
+    return taken
+
+
+def check(context) -> int:
+    """Periodic task: move on every node in progress that is not locked
+    (those whose cast was lost, or whose conductor died); never raises.
+
+    :returns: how many steps were taken.
+    """
+    try:
+        node_ids = nodes_db.list_in_progress(context, states.IN_PROGRESS,
+                                             BATCH)
+    except Exception as exc:
+        LOG.warning('Listing nodes in progress failed: %s', exc)
+        return 0
+    return advance_all(context, node_ids)
