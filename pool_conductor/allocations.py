@@ -220,10 +220,12 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     """
     values = dict(values)
     if pool:
-        pools_db.get(context, models.Pool, pool)
+        policy = pools_db.get(context, models.Pool, pool).lifespan
         values['extra'] = {**values.get('extra', {}), 'pool': pool}
-    values['lifespan_end'] = lifespans.new_end(
-        context, pool or models.DEFAULT_POOL, values.get('lifespan_end'))
+    else:
+        policy = lifespans.policy_of(context, models.DEFAULT_POOL)
+    values['lifespan_end'] = lifespans.new_end(policy,
+                                               values.get('lifespan_end'))
     if node is not None:
         return backfill(context, values, node)
     if not values.get('resource_class'):

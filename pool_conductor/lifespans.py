@@ -129,15 +129,16 @@ def policy_of(context, pool: str) -> dict | None:
         return None
 
 
-def new_end(context, pool: str,
+def new_end(policy: dict | None,
             requested: datetime.datetime | None = None
             ) -> datetime.datetime | None:
-    """The lifespan_end of an allocation created now in pool.
+    """The lifespan_end of an allocation created now in a pool with this
+    lifespan policy.
 
     :raises: InvalidParameterValue (see end())
     """
     now = db_api.utcnow()
-    return end(policy_of(context, pool), now, now, requested)
+    return end(policy, now, now, requested)
 
 
 def changed_end(context, pool: str, created: datetime.datetime,
