@@ -21,6 +21,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
 
 LOG = log.getLogger(__name__)
@@ -144,10 +145,9 @@ class AutoFiller:
         :returns: pool name -> what the round did to it.
         """
         try:
-            alive = conductors_db.list_alive_hostnames(
-                context, CONF.conductor.heartbeat_timeout)
+            alive = rounds.live_conductors(context, self.host)
             pools = autofill_db.list_pools(context)
-            if self.host in alive:
+            if alive is not None:
                 # Nodes a dead conductor was creating become free to
                 # resume.
                 conductors_db.clear_dead_reservations(context, alive)
@@ -155,17 +155,14 @@ class AutoFiller:
             LOG.warning('Listing the pools to fill on %s failed: %s',
                         self.host, exc)
             return {}
-        rounds = {}
+        done = {}
         for pool in pools:
             if not Settings.of(pool.autofill).use_autofill:
                 continue
             owner = pool.autofill_conductor
             try:
                 if owner != self.host:
-                    # With a stale heartbeat of our own we may be the one
-                    # considered dead: no takeover then.
-                    if (self.host not in alive
-                            or (owner is not None and owner in alive)):
+                    if alive is None or owner in alive:
                         continue
                     if not autofill_db.take_pool(context, pool.name, owner,
                                                  self.host):
@@ -174,7 +171,7 @@ class AutoFiller:
                              '(before: %(old)s)', {'host': self.host,
                                                    'pool': pool.name,
                                                    'old': owner})
-                rounds[pool.name] = self.fill(context, pool.name)
+                done[pool.name] = self.fill(context, pool.name)
             except exception.PoolException as exc:
                 LOG.warning('Filling pool %(pool)s failed: %(exc)s',
                             {'pool': pool.name, 'exc': exc})
@@ -184,7 +181,7 @@ class AutoFiller:
                 LOG.exception('Filling pool %s failed', pool.name)
                 self._pool_error(context, pool.name,
                                  'Filling the pool failed: %s' % exc)
-        return rounds
+        return done
 
     def fill(self, context, name: str) -> Round:
         """One round of a pool this conductor fills: plan under the

@@ -28,12 +28,10 @@ from oslo_utils import uuidutils
 
 from pool_conductor import autofill
 from pool_conductor import binding
-from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
-from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pool_actions as actions_db
@@ -44,6 +42,7 @@ from pool_conductor import lifecycle
 from pool_conductor import lifespans
 from pool_conductor import providers as providers_rules
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
 from pool_conductor import templates
 
@@ -503,14 +502,6 @@ def process(context, claim_id: int, host: str) -> str | None:
         return FAILED
 
 
-def _alive(context, host: str) -> list[str]:
-    alive = conductors_db.list_alive_hostnames(
-        context, CONF.conductor.heartbeat_timeout)
-    # With a stale heartbeat of our own we may be the one considered
-    # dead: only our own claims then.
-    return alive if host in alive else [host]
-
-
 def bind_pending(context, host: str) -> int:
     """Bind the pending claims of this conductor, of no conductor and of
     dead ones (taken over by a compare-and-swap on their conductor, so
@@ -518,25 +509,14 @@ def bind_pending(context, host: str) -> int:
 
     :returns: how many claims this call bound.
     """
-    try:
-        pending = claims_db.list_pending(context, host,
-                                         _alive(context, host), BATCH)
-    except Exception as exc:
-        LOG.warning('Listing pending claims on %s failed: %s', host, exc)
-        return 0
-    bound = 0
-    for row in pending:
-        try:
-            if row.conductor_affinity != host and not claims_db.take_over(
-                    context, row.id, row.conductor_affinity, host):
-                continue
-        except Exception as exc:
-            LOG.warning('Taking over claim %(id)s failed: %(exc)s',
-                        {'id': row.id, 'exc': exc})
-            continue
-        if process(context, row.id, host) == BOUND:
-            bound += 1
-    return bound
+    def bind(row):
+        if row.conductor_affinity != host and not claims_db.take_over(
+                context, row.id, row.conductor_affinity, host):
+            return False
+        return process(context, row.id, host) == BOUND
+    return rounds.run(lambda: claims_db.list_pending(
+        context, host, rounds.hosts_to_serve(context, host), BATCH),
+        bind, 'binding pending claims')
 
 
 # Reading -------------------------------------------------------------------
@@ -753,20 +733,12 @@ def expire(context, host: str) -> int:
 
     :returns: how many claims this call expired.
     """
-    try:
-        expired = claims_db.list_expired(context, db_api.utcnow(), host,
-                                         _alive(context, host), BATCH)
-    except Exception as exc:
-        LOG.warning('Listing expired claims on %s failed: %s', host, exc)
-        return 0
-    count = 0
-    for claim_id in expired:
-        try:
-            if retry.on_deadlock(_expire_one, context, claim_id):
-                count += 1
-                LOG.info('Claim %s reached the end of its lifespan and '
-                         'was released', claim_id)
-        except Exception as exc:
-            LOG.warning('Releasing expired claim %(id)s failed: %(exc)s',
-                        {'id': claim_id, 'exc': exc})
-    return count
+    def expire_one(claim_id):
+        if not retry.on_deadlock(_expire_one, context, claim_id):
+            return False
+        LOG.info('Claim %s reached the end of its lifespan and was '
+                 'released', claim_id)
+        return True
+    return rounds.run(lambda: claims_db.list_expired(
+        context, db_api.utcnow(), host, rounds.hosts_to_serve(context, host),
+        BATCH), expire_one, 'releasing expired claims')

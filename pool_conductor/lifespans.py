@@ -17,16 +17,15 @@ import re
 from oslo_log import log
 
 from pool_conductor import binding
-from pool_conductor.conf import CONF
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
-from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import provisioning
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
 
 LOG = log.getLogger(__name__)
@@ -173,29 +172,15 @@ def expire(context, host: str) -> int:
 
     :returns: how many allocations this call released.
     """
-    try:
-        alive = conductors_db.list_alive_hostnames(
-            context, CONF.conductor.heartbeat_timeout)
-        # With a stale heartbeat of our own we may be the one considered
-        # dead: only our own allocations then.
-        hosts = alive if host in alive else [host]
-        expired = allocations_db.list_expired(
-            context, db_api.utcnow(), host, hosts, BATCH)
-    except Exception as exc:
-        LOG.warning('Listing expired allocations on %s failed: %s', host,
-                    exc)
-        return 0
-    released = 0
-    for alloc_id in expired:
-        try:
-            if retry.on_deadlock(_expire_one, context, alloc_id):
-                released += 1
-                LOG.info('Allocation %s reached the end of its lifespan '
-                         'and was released', alloc_id)
-        except Exception as exc:
-            LOG.warning('Releasing expired allocation %(id)s failed: '
-                        '%(exc)s', {'id': alloc_id, 'exc': exc})
-    return released
+    def expire_one(alloc_id):
+        if not retry.on_deadlock(_expire_one, context, alloc_id):
+            return False
+        LOG.info('Allocation %s reached the end of its lifespan and was '
+                 'released', alloc_id)
+        return True
+    return rounds.run(lambda: allocations_db.list_expired(
+        context, db_api.utcnow(), host, rounds.hosts_to_serve(context, host),
+        BATCH), expire_one, 'releasing expired allocations')
 
 
 def _expire_one(context, alloc_id: int) -> bool:

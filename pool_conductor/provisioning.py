@@ -20,6 +20,7 @@ from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
 
 LOG = log.getLogger(__name__)
@@ -86,29 +87,18 @@ def advance(context, node_id: int) -> int:
 def advance_all(context, node_ids) -> int:
     """advance() for each node; never raises.
 
-    :returns: how many steps were taken.
+    :returns: how many nodes were moved on.
     """
-    taken = 0
-    for node_id in node_ids:
-        try:
-            taken += advance(context, node_id)
-        except Exception as exc:
-            LOG.warning('Moving on the provision state of node %(id)s '
-                        'failed, a periodic check tries again: %(exc)s',
-                        {'id': node_id, 'exc': exc})
-    return taken
+    return rounds.run(lambda: node_ids, lambda node_id: advance(
+        context, node_id), 'moving on provision states')
 
 
 def check(context) -> int:
     """Periodic task: move on every node in progress that is not locked
     (those whose cast was lost, or whose conductor died); never raises.
 
-    :returns: how many steps were taken.
+    :returns: how many nodes were moved on.
     """
-    try:
-        node_ids = nodes_db.list_in_progress(context, states.IN_PROGRESS,
-                                             BATCH)
-    except Exception as exc:
-        LOG.warning('Listing nodes in progress failed: %s', exc)
-        return 0
-    return advance_all(context, node_ids)
+    return rounds.run(lambda: nodes_db.list_in_progress(
+        context, states.IN_PROGRESS, BATCH), lambda node_id: advance(
+        context, node_id), 'moving on provision states')

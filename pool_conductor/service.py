@@ -16,6 +16,7 @@ from pool_conductor.db import conductors as conductors_db
 from pool_conductor.manager import ConductorManager
 from pool_conductor import provisioners
 from pool_conductor import provisioning
+from pool_conductor import rounds
 from pool_conductor import rpc
 from pool_conductor import workflows
 
@@ -142,11 +143,8 @@ class ConductorService:
         several conductors doing this at once exactly one wins each
         allocation. Node locks of dead conductors are released as well.
         """
-        alive = conductors_db.list_alive_hostnames(
-            self.context, CONF.conductor.heartbeat_timeout)
-        if self.host not in alive:
-            # Our own heartbeat is stale: we may be the one considered
-            # dead, so taking work over could fight a successor.
+        alive = rounds.live_conductors(self.context, self.host)
+        if alive is None:
             return 0
         taken = 0
         for alloc_id, old_host in allocations_db.list_orphaned(self.context,

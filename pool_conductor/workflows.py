@@ -2,12 +2,11 @@
 from oslo_log import log
 
 from pool_conductor import binding
-from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
-from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import workflows as workflows_db
 from pool_conductor import provisioners
+from pool_conductor import rounds
 
 LOG = log.getLogger(__name__)
 
@@ -24,9 +23,8 @@ def claim_nodes(context, host: str) -> int:
 
     :returns: how many nodes were claimed.
     """
-    alive = conductors_db.list_alive_hostnames(
-        context, CONF.conductor.heartbeat_timeout)
-    if host not in alive:
+    alive = rounds.live_conductors(context, host)
+    if alive is None:
         return 0
     claimed = 0
     while True:

@@ -284,7 +284,7 @@ class ExpiryTestCase(api_base.APITestCase):
         self.assertEqual(('deleting', {}),
                          (node['provision_state'], node['instance_info']))
         # The conductor's provisioning check moves it on.
-        self.assertEqual(2, provisioning.check(self.context))
+        self.assertEqual(1, provisioning.check(self.context))
         self.assertEqual('available', self.get('/v1/nodes/node-0')
                          .get_json()['provision_state'])
 

@@ -986,8 +986,8 @@ class TestStates(NodeAPITestCase):
                          ['provision_state'])
         self.assertEqual(202, self.put(url, {'target': 'deleted'})
                          .status_code)
-        # Deleting, then cleaning, then available: two steps.
-        self.assertEqual(2, provisioning.check(self.context))
+        # Deleting, then cleaning, then available, in one check.
+        self.assertEqual(1, provisioning.check(self.context))
         self.assertEqual(0, provisioning.check(self.context))
         self.assertEqual('available', self.get('/v1/nodes/node-2')
                          .get_json()['provision_state'])
