@@ -679,11 +679,12 @@ def _apply_templates(conn, claim, resources: list) -> None:
             raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
 
 
-def _release(conn, claim, now: datetime.datetime) -> None:
+def _release(conn, claim, now: datetime.datetime) -> list[int]:
     """Release the machines of a locked claim through the binding writer
     (force: a deployed one is torn down, as at the end of a lifespan) and
     delete its allocations.
 
+    :returns: the ids of the machines torn down (left deleting).
     :raises: NodeLocked
     """
     allocs = claims_db.allocations_of(conn, claim.id)
@@ -691,15 +692,21 @@ def _release(conn, claim, now: datetime.datetime) -> None:
                                          if a.node_id is not None])
     held = [n for n in nodes
             if n.allocation_id in {a.id for a in allocs}]
+    torn_down = []
     for node in held:
-        binding.release(conn, [node], force=True,
-                        values=lifespans.torn_down(node, now))
+        values = lifespans.torn_down(node, now)
+        binding.release(conn, [node], force=True, values=values)
+        if values:
+            torn_down.append(node.id)
     claims_db.delete_allocations(conn, claim.id)
+    return torn_down
 
 
-def destroy(context, claim) -> None:
-    """Delete a claim, releasing its machines.
+def destroy(context, claim, rpcapi) -> None:
+    """Delete a claim, releasing its machines; those deployed are cast to
+    a conductor that undeploys them.
 
+    :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
     :raises: ClaimNotFound, NodeLocked
     """
     def work():
@@ -707,9 +714,19 @@ def destroy(context, claim) -> None:
             current = claims_db.lock(conn, claim.id)
             if current is None:
                 raise exception.ClaimNotFound(claim=claim.uuid)
-            _release(conn, current, db_api.utcnow())
+            torn_down = _release(conn, current, db_api.utcnow())
             claims_db.delete(conn, claim.id)
-    retry.on_deadlock(work)
+        return torn_down
+    torn_down = retry.on_deadlock(work)
+    if torn_down:
+        # With no live conductor, the first one's provisioning check
+        # moves them on.
+        try:
+            host = rpcapi.pick_conductor(context)
+        except exception.NoValidHost:
+            return
+        for node_id in torn_down:
+            rpcapi.continue_provisioning(context, node_id, host)
 
 
 def _expire_one(context, claim_id: int) -> bool:

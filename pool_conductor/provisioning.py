@@ -14,16 +14,12 @@ check.
 """
 import datetime
 
-from oslo_log import log
-
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
-
-LOG = log.getLogger(__name__)
 
 # How many nodes in progress one periodic check reads.
 BATCH = 500

@@ -180,5 +180,6 @@ def update_claim(claim_ident):
 def delete_claim(claim_ident):
     """Delete a claim and release its machines."""
     claim = _get_claim(claim_ident, 'pool:claim:delete')
-    claims.destroy(flask.g.context, claim)
+    claims.destroy(flask.g.context, claim,
+                   flask.current_app.config['RPCAPI'])
     return '', 204

@@ -17,6 +17,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import exception
 from pool_conductor import pool_actions
+from pool_conductor import rpcapi
 from pool_conductor import states
 from tests.functional import db_fixtures
 
@@ -106,7 +107,8 @@ class ClaimRaceMixin:
             self.assertEqual({winner: 2}, {k: len(v)
                                            for k, v in held.items()})
             claims.destroy(self.context, claims_db.get(
-                self.context, claims_db_uuid(self.context, winner)))
+                self.context, claims_db_uuid(self.context, winner)),
+                rpcapi.ConductorAPI())
             self.assertEqual({}, self.held())
 
     def test_many_claims_all_or_nothing(self):
@@ -178,7 +180,8 @@ class ClaimChangeMixin(ClaimRaceMixin):
             node = session.get(models.Node, node_id, populate_existing=True)
         self.assertEqual({'power': 'off'}, node.params)
         claims.destroy(self.context, claims_db.get(self.context,
-                                                   claim.uuid))
+                                                   claim.uuid),
+                       rpcapi.ConductorAPI())
         self.assertEqual({}, self.held())
         providers_db.delete(self.context, 'race')
 

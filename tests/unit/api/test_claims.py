@@ -10,6 +10,7 @@ from pool_conductor import claims
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import base as api_base
 
 HOUR = datetime.timedelta(hours=1)
@@ -520,6 +521,23 @@ class ClaimChangeTestCase(ClaimTestBase):
             node = self.node(uuid)
             self.assertEqual(('Free', None), (node['pool_status'],
                                               node['instance_uuid']))
+
+    def test_delete_undeploys_a_deployed_machine(self):
+        deployed = self.alloc_nodes[0]
+        self.ok(self.put('/v1/nodes/%s/states/provision' % deployed,
+                         {'target': 'active'}), 202)
+        self.finish_provisioning()
+        self.assertEqual('active', self.node(deployed)['provision_state'])
+        self.ok(self.delete(self.path), 204)
+        node = self.node(deployed)
+        self.assertEqual(('deleting', 'Free', None),
+                         (node['provision_state'], node['pool_status'],
+                          node['instance_uuid']))
+        # Cast to a conductor, which moves it on.
+        self.assertEqual([nodes_db.get_node(self.context, deployed).id],
+                         [n for n, _host in self.provision_casts])
+        self.finish_provisioning()
+        self.assertEqual('available', self.node(deployed)['provision_state'])
 
     def expire_now(self):
         with db_api.writer(self.context) as session:
