@@ -250,6 +250,86 @@ def check_limit(limit) -> None:
             'Expected non-negative --limit, got %s' % limit)
 
 
+def add_fields_argument(parser, noun: str, choices, note: str = '') -> None:
+    """--fields: the fields of a noun that the server sends, of choices.
+
+    :param note: a sentence appended to the help, such as what the option
+        cannot go with.
+    """
+    parser.add_argument(
+        '--fields', nargs='+', dest='fields', metavar='<field>',
+        action='append', choices=choices, default=[],
+        help='One or more %s fields. Only these fields are fetched from the '
+             'server.%s' % (noun, note))
+
+
+def add_list_arguments(parser, noun: str,
+                       marker_help: str | None = None) -> None:
+    """--limit, --marker and --sort of a paged list of nouns (the plural
+    is the noun and an "s").
+
+    :param marker_help: the help of --marker where it is worded otherwise
+        than the usual one.
+    """
+    nouns = noun + 's'
+    parser.add_argument(
+        '--limit', metavar='<limit>', type=int,
+        help='Maximum number of %s to return, 0 for no limit. '
+             'Default: all of them.' % nouns)
+    parser.add_argument(
+        '--marker', metavar='<%s>' % noun,
+        help=marker_help or (
+            '%s UUID (for example, of the last %s of a previous list): '
+            'list the %s after it.' % (noun.capitalize(), noun, nouns)))
+    parser.add_argument(
+        '--sort', metavar='<key>[:<direction>]',
+        help='Sort output by the given %s fields and directions (asc or '
+             'desc, default asc), separated by commas.' % noun)
+
+
+def add_display_arguments(parser, noun: str, fields) -> None:
+    """--long or --fields, one of the two: which columns a list of nouns
+    shows; added last, after the filters of the list."""
+    display = parser.add_mutually_exclusive_group()
+    display.add_argument(
+        '--long', action='store_true', default=False,
+        help='Show all the fields of the %ss.' % noun)
+    add_fields_argument(display, noun, fields,
+                        ' Cannot be used with --long.')
+
+
+def list_query(parsed_args, fields, list_fields, sort_keys,
+               detail: bool = False) -> tuple:
+    """(columns, params) of a paged list: the columns of --fields, --long
+    or the default ones, and the query parameters that fetch them sorted
+    by the first --sort key the server can sort by.
+
+    :param detail: whether --long asks for the detailed collection.
+    :raises: CommandError for a negative --limit or a malformed --sort
+    """
+    check_limit(parsed_args.limit)
+    params = server_sort(parsed_args.sort, sort_keys)
+    chosen = flatten(parsed_args.fields)
+    if chosen:
+        columns = tuple(dict.fromkeys(chosen))
+        params['fields'] = list(columns)
+    elif parsed_args.long:
+        columns = fields
+        if detail:
+            params['detail'] = True
+    else:
+        columns = list_fields
+    return columns, params
+
+
+def list_rows(list_items, parsed_args, columns, params) -> tuple:
+    """(labels, rows) of a paged list: the items list_items returns for
+    --limit, --marker and params, in the order of --sort."""
+    items = list_items(limit=parsed_args.limit, marker=parsed_args.marker,
+                       **params)
+    return rows(sort_items(items, parsed_args.sort), columns)
+
+
 def delete_each(app, kind: str, idents, delete) -> None:
     """Delete every ident, going on past failures.
 

@@ -15,18 +15,6 @@ SORT_KEYS = ('uuid', 'name', 'state', 'resource_class', 'owner',
 ERROR = 'error'
 
 
-def _add_fields_argument(parser, help_text):
-    parser.add_argument(
-        '--fields',
-        nargs='+',
-        dest='fields',
-        metavar='<field>',
-        action='append',
-        choices=FIELDS,
-        default=[],
-        help=help_text)
-
-
 class CreateAllocation(command.ShowOne):
     """Create a new allocation: reserve a node of the pool."""
 
@@ -118,18 +106,7 @@ class ListAllocation(command.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument(
-            '--limit', metavar='<limit>', type=int,
-            help='Maximum number of allocations to return, 0 for no limit. '
-                 'Default: all of them.')
-        parser.add_argument(
-            '--marker', metavar='<allocation>',
-            help='Allocation UUID (for example, of the last allocation of '
-                 'a previous list): list the allocations after it.')
-        parser.add_argument(
-            '--sort', metavar='<key>[:<direction>]',
-            help='Sort output by the given allocation fields and directions '
-                 '(asc or desc, default asc), separated by commas.')
+        utils.add_list_arguments(parser, 'allocation')
         parser.add_argument(
             '--node', metavar='<node>',
             help='Only list allocations of this node (name or UUID).')
@@ -142,35 +119,19 @@ class ListAllocation(command.Lister):
         parser.add_argument(
             '--owner', metavar='<owner>',
             help='Only list allocations with this owner.')
-        display = parser.add_mutually_exclusive_group()
-        display.add_argument(
-            '--long', action='store_true', default=False,
-            help='Show all the fields of the allocations.')
-        _add_fields_argument(
-            display, 'One or more allocation fields. Only these fields are '
-                     'fetched from the server. Cannot be used with --long.')
+        utils.add_display_arguments(parser, 'allocation', FIELDS)
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        utils.check_limit(parsed_args.limit)
-        params = {k: getattr(parsed_args, k)
-                  for k in ('node', 'resource_class', 'state', 'owner')
-                  if getattr(parsed_args, k) is not None}
-        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
-        fields = utils.flatten(parsed_args.fields)
-        if fields:
-            columns = tuple(dict.fromkeys(fields))
-            params['fields'] = list(columns)
-        elif parsed_args.long:
-            columns = FIELDS
-        else:
-            columns = LIST_FIELDS
-        allocations = client.allocation_list(
-            limit=parsed_args.limit, marker=parsed_args.marker, **params)
-        allocations = utils.sort_items(allocations, parsed_args.sort)
-        return utils.rows(allocations, columns)
+        columns, params = utils.list_query(parsed_args, FIELDS, LIST_FIELDS,
+                                           SORT_KEYS)
+        params.update({k: getattr(parsed_args, k)
+                       for k in ('node', 'resource_class', 'state', 'owner')
+                       if getattr(parsed_args, k) is not None})
+        return utils.list_rows(client.allocation_list, parsed_args, columns,
+                               params)
 
 
 class ShowAllocation(command.ShowOne):
@@ -183,9 +144,7 @@ class ShowAllocation(command.ShowOne):
         parser.add_argument(
             'allocation', metavar='<allocation>',
             help='Name or UUID of the allocation.')
-        _add_fields_argument(
-            parser, 'One or more allocation fields. Only these fields are '
-                    'fetched from the server.')
+        utils.add_fields_argument(parser, 'allocation', FIELDS)
         return parser
 
     def take_action(self, parsed_args):

@@ -71,12 +71,6 @@ def _resources(client, claim: str, indexes) -> list:
     return resources
 
 
-def _add_fields_argument(parser, help_text):
-    parser.add_argument(
-        '--fields', nargs='+', dest='fields', metavar='<field>',
-        action='append', choices=FIELDS, default=[], help=help_text)
-
-
 def _add_wait_argument(parser):
     parser.add_argument(
         '--wait', type=int, dest='wait_timeout', default=None,
@@ -145,50 +139,26 @@ class ListClaim(command.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument(
-            '--limit', metavar='<limit>', type=int,
-            help='Maximum number of claims to return, 0 for no limit. '
-                 'Default: all of them.')
-        parser.add_argument(
-            '--marker', metavar='<claim>',
-            help='Claim UUID (of the last claim of a previous list): list '
-                 'the claims after it.')
-        parser.add_argument(
-            '--sort', metavar='<key>[:<direction>]',
-            help='Sort output by the given claim fields and directions '
-                 '(asc or desc, default asc), separated by commas.')
+        utils.add_list_arguments(
+            parser, 'claim',
+            marker_help='Claim UUID (of the last claim of a previous list): '
+                        'list the claims after it.')
         parser.add_argument('--state', metavar='<state>', choices=STATES,
                             help='Only list claims in this state (%s).'
                                  % ', '.join(STATES))
         parser.add_argument('--owner', metavar='<owner>',
                             help='Only list claims with this owner.')
-        display = parser.add_mutually_exclusive_group()
-        display.add_argument(
-            '--long', action='store_true', default=False,
-            help='Show all the fields of the claims.')
-        _add_fields_argument(
-            display, 'One or more claim fields. Only these fields are '
-                     'fetched from the server. Cannot be used with --long.')
+        utils.add_display_arguments(parser, 'claim', FIELDS)
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
-        utils.check_limit(parsed_args.limit)
-        params = {k: getattr(parsed_args, k) for k in ('state', 'owner')
-                  if getattr(parsed_args, k) is not None}
-        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
-        fields = utils.flatten(parsed_args.fields)
-        if fields:
-            columns = tuple(dict.fromkeys(fields))
-            params['fields'] = list(columns)
-        elif parsed_args.long:
-            columns = FIELDS
-        else:
-            columns = LIST_FIELDS
-        claims = self.app.client_manager.pool.claim_list(
-            limit=parsed_args.limit, marker=parsed_args.marker, **params)
-        return utils.rows(utils.sort_items(claims, parsed_args.sort),
-                          columns)
+        columns, params = utils.list_query(parsed_args, FIELDS, LIST_FIELDS,
+                                           SORT_KEYS)
+        params.update({k: getattr(parsed_args, k) for k in ('state', 'owner')
+                       if getattr(parsed_args, k) is not None})
+        return utils.list_rows(self.app.client_manager.pool.claim_list,
+                               parsed_args, columns, params)
 
 
 class ShowClaim(command.ShowOne):
@@ -200,8 +170,7 @@ class ShowClaim(command.ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument('claim', metavar='<claim>',
                             help='Name or UUID of the claim.')
-        _add_fields_argument(parser, 'One or more claim fields. Only these '
-                                     'fields are fetched from the server.')
+        utils.add_fields_argument(parser, 'claim', FIELDS)
         return parser
 
     def take_action(self, parsed_args):

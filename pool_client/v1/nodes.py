@@ -48,18 +48,6 @@ def filter_arguments(pool, pool_status, filters) -> dict:
     return match
 
 
-def _add_fields_argument(parser, help_text):
-    parser.add_argument(
-        '--fields',
-        nargs='+',
-        dest='fields',
-        metavar='<field>',
-        action='append',
-        choices=FIELDS,
-        default=[],
-        help=help_text)
-
-
 class CreateNode(command.ShowOne):
     """Register a new node with the pool."""
 
@@ -116,18 +104,7 @@ class ListNode(command.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument(
-            '--limit', metavar='<limit>', type=int,
-            help='Maximum number of nodes to return, 0 for no limit. '
-                 'Default: all of them.')
-        parser.add_argument(
-            '--marker', metavar='<node>',
-            help='Node UUID (for example, of the last node of a previous '
-                 'list): list the nodes after it.')
-        parser.add_argument(
-            '--sort', metavar='<key>[:<direction>]',
-            help='Sort output by the given node fields and directions (asc '
-                 'or desc, default asc), separated by commas.')
+        utils.add_list_arguments(parser, 'node')
         maintenance = parser.add_mutually_exclusive_group()
         maintenance.add_argument(
             '--maintenance', dest='maintenance', action='store_true',
@@ -171,41 +148,25 @@ class ListNode(command.Lister):
                  'as "inventory/data/CPUS=Gte(4)" or "stage=In(install, '
                  'complete)" (the functions of the API\'s node filters; '
                  'repeat option for several, all must match).')
-        display = parser.add_mutually_exclusive_group()
-        display.add_argument(
-            '--long', action='store_true', default=False,
-            help='Show all the fields of the nodes.')
-        _add_fields_argument(
-            display, 'One or more node fields. Only these fields are '
-                     'fetched from the server. Cannot be used with --long.')
+        utils.add_display_arguments(parser, 'node', FIELDS)
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        utils.check_limit(parsed_args.limit)
-        params = {k: getattr(parsed_args, k)
-                  for k in ('provision_state', 'resource_class', 'driver',
-                            'owner', 'lessee', 'maintenance', 'associated')
-                  if getattr(parsed_args, k) is not None}
-        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
+        columns, params = utils.list_query(parsed_args, FIELDS, LIST_FIELDS,
+                                           SORT_KEYS, detail=True)
+        params.update({k: getattr(parsed_args, k)
+                       for k in ('provision_state', 'resource_class',
+                                 'driver', 'owner', 'lessee', 'maintenance',
+                                 'associated')
+                       if getattr(parsed_args, k) is not None})
         match = filter_arguments(parsed_args.pool, parsed_args.pool_status,
                                  parsed_args.filters)
         if match:
             params['match'] = match
-        fields = utils.flatten(parsed_args.fields)
-        if fields:
-            columns = tuple(dict.fromkeys(fields))
-            params['fields'] = list(columns)
-        elif parsed_args.long:
-            columns = FIELDS
-            params['detail'] = True
-        else:
-            columns = LIST_FIELDS
-        nodes = client.node_list(limit=parsed_args.limit,
-                                 marker=parsed_args.marker, **params)
-        nodes = utils.sort_items(nodes, parsed_args.sort)
-        return utils.rows(nodes, columns)
+        return utils.list_rows(client.node_list, parsed_args, columns,
+                               params)
 
 
 class ShowNode(command.ShowOne):
@@ -217,9 +178,7 @@ class ShowNode(command.ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument(
             'node', metavar='<node>', help='Name or UUID of the node.')
-        _add_fields_argument(
-            parser, 'One or more node fields. Only these fields are '
-                    'fetched from the server.')
+        utils.add_fields_argument(parser, 'node', FIELDS)
         return parser
 
     def take_action(self, parsed_args):

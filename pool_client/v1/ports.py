@@ -16,12 +16,6 @@ SORT_KEYS = ('uuid', 'address', 'created_at', 'updated_at', 'pxe_enabled',
              'physical_network', 'is_smartnic')
 
 
-def _add_fields_argument(parser, help_text):
-    parser.add_argument(
-        '--fields', nargs='+', dest='fields', metavar='<field>',
-        action='append', choices=FIELDS, default=[], help=help_text)
-
-
 def _add_port_arguments(parser):
     """The options create and set share."""
     parser.add_argument(
@@ -114,47 +108,19 @@ class ListPort(command.Lister):
         parser.add_argument(
             '--address', metavar='<mac-address>',
             help='Only list the port with this MAC address.')
-        parser.add_argument(
-            '--limit', metavar='<limit>', type=int,
-            help='Maximum number of ports to return, 0 for no limit. '
-                 'Default: all of them.')
-        parser.add_argument(
-            '--marker', metavar='<port>',
-            help='Port UUID (for example, of the last port of a previous '
-                 'list): list the ports after it.')
-        parser.add_argument(
-            '--sort', metavar='<key>[:<direction>]',
-            help='Sort output by the given port fields and directions '
-                 '(asc or desc, default asc), separated by commas.')
-        display = parser.add_mutually_exclusive_group()
-        display.add_argument(
-            '--long', action='store_true', default=False,
-            help='Show all the fields of the ports.')
-        _add_fields_argument(
-            display, 'One or more port fields. Only these fields are '
-                     'fetched from the server. Cannot be used with --long.')
+        utils.add_list_arguments(parser, 'port')
+        utils.add_display_arguments(parser, 'port', FIELDS)
         return parser
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         client = self.app.client_manager.pool
-        utils.check_limit(parsed_args.limit)
-        params = {k: getattr(parsed_args, k) for k in ('node', 'address')
-                  if getattr(parsed_args, k) is not None}
-        params.update(utils.server_sort(parsed_args.sort, SORT_KEYS))
-        fields = utils.flatten(parsed_args.fields)
-        if fields:
-            columns = tuple(dict.fromkeys(fields))
-            params['fields'] = list(columns)
-        elif parsed_args.long:
-            columns = FIELDS
-            params['detail'] = True
-        else:
-            columns = LIST_FIELDS
-        ports = client.port_list(limit=parsed_args.limit,
-                                 marker=parsed_args.marker, **params)
-        ports = utils.sort_items(ports, parsed_args.sort)
-        return utils.rows(ports, columns)
+        columns, params = utils.list_query(parsed_args, FIELDS, LIST_FIELDS,
+                                           SORT_KEYS, detail=True)
+        params.update({k: getattr(parsed_args, k) for k in ('node', 'address')
+                       if getattr(parsed_args, k) is not None})
+        return utils.list_rows(client.port_list, parsed_args, columns,
+                               params)
 
 
 class ShowPort(command.ShowOne):
@@ -166,9 +132,7 @@ class ShowPort(command.ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument('port', metavar='<port>',
                             help='UUID of the port.')
-        _add_fields_argument(
-            parser, 'One or more port fields. Only these fields are '
-                    'fetched from the server.')
+        utils.add_fields_argument(parser, 'port', FIELDS)
         return parser
 
     def take_action(self, parsed_args):

@@ -1,4 +1,5 @@
-"""pool_client.utils: the JSON Patch of set and unset commands."""
+"""pool_client.utils: the JSON Patch of set and unset commands, the
+options of list and show commands."""
 import argparse
 from unittest import mock
 
@@ -84,3 +85,49 @@ class TestSendPatch(base.BaseTestCase):
         update.assert_not_called()
         log.warning.assert_called_once_with('Please specify what to %s.',
                                             'unset')
+
+
+class TestListArguments(base.BaseTestCase):
+    """The shared options of the list and show commands keep the wording
+    each command had when it spelled them out."""
+
+    def _helps(self, parser) -> dict:
+        return {a.option_strings[0]: (a.metavar, a.help)
+                for a in parser._actions if a.option_strings[0] != '-h'}
+
+    def test_list_and_display_arguments(self):
+        parser = argparse.ArgumentParser()
+        utils.add_list_arguments(parser, 'allocation')
+        utils.add_display_arguments(parser, 'allocation', ('uuid', 'name'))
+        self.assertEqual({
+            '--limit': ('<limit>', 'Maximum number of allocations to '
+                        'return, 0 for no limit. Default: all of them.'),
+            '--marker': ('<allocation>', 'Allocation UUID (for example, of '
+                         'the last allocation of a previous list): list the '
+                         'allocations after it.'),
+            '--sort': ('<key>[:<direction>]', 'Sort output by the given '
+                       'allocation fields and directions (asc or desc, '
+                       'default asc), separated by commas.'),
+            '--long': (None, 'Show all the fields of the allocations.'),
+            '--fields': ('<field>', 'One or more allocation fields. Only '
+                         'these fields are fetched from the server. Cannot '
+                         'be used with --long.'),
+        }, self._helps(parser))
+        self.assertRaises(SystemExit, parser.parse_args,
+                          ['--long', '--fields', 'uuid'])
+
+    def test_marker_help_of_its_own(self):
+        parser = argparse.ArgumentParser()
+        utils.add_list_arguments(parser, 'claim', marker_help='Own help.')
+        self.assertEqual(('<claim>', 'Own help.'),
+                         self._helps(parser)['--marker'])
+
+    def test_show_fields_argument(self):
+        parser = argparse.ArgumentParser()
+        utils.add_fields_argument(parser, 'port', ('uuid', 'address'))
+        self.assertEqual(
+            {'--fields': ('<field>', 'One or more port fields. Only these '
+                          'fields are fetched from the server.')},
+            self._helps(parser))
+        self.assertEqual([['uuid'], ['address']], parser.parse_args(
+            ['--fields', 'uuid', '--fields', 'address']).fields)
