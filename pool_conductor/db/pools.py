@@ -136,6 +136,18 @@ def _users(session, model, name: str) -> str | None:
         if session.scalar(sa.select(models.Pool.id).where(
                 models.Pool.parent_pool == name).limit(1)) is not None:
             return 'it is the parent pool of another pool'
+        provider = session.scalar(sa.select(models.Provider.name).where(
+            models.Provider.pool == name).limit(1))
+        if provider is not None:
+            return 'provider %s uses it' % provider
+        # Few pools fill themselves: their settings are read, not searched
+        # in JSON, which each backend queries its own way.
+        for other, autofill in session.execute(sa.select(
+                models.Pool.name, models.Pool.autofill).where(
+                models.Pool.autofill.is_not(None))):
+            for key in ('acquire_pool', 'return_pool'):
+                if (autofill or {}).get(key) == name:
+                    return 'it is the autofill.%s of pool %s' % (key, other)
         return None
     if model is models.Broker:
         pool = session.scalar(sa.select(models.Pool.name).where(

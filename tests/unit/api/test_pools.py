@@ -153,6 +153,30 @@ class TestPools(PoolAPITestCase):
         self.assertError(409, self.delete('/v1/pools/web'),
                          'nodes are moving to it')
 
+    def test_pool_another_pool_fills_from_or_returns_to_is_kept(self):
+        self.create('pools', {'name': 'spare'})
+        self.create('pools', {'name': 'excess'})
+        self.create('pools', {'name': 'web', 'autofill': {
+            'acquire_pool': 'spare', 'return_pool': 'excess'}})
+        self.assertError(409, self.delete('/v1/pools/spare'),
+                         'it is the autofill.acquire_pool of pool web')
+        self.assertError(409, self.delete('/v1/pools/excess'),
+                         'it is the autofill.return_pool of pool web')
+        self.assertEqual(200, self.patch_json('/v1/pools/web', [
+            {'op': 'remove', 'path': '/autofill'}]).status_code)
+        for name in ('spare', 'excess', 'web'):
+            self.assertEqual(204, self.delete('/v1/pools/' + name)
+                             .status_code)
+
+    def test_pool_of_a_provider_is_kept(self):
+        self.create('pools', {'name': 'lab'})
+        self.create('providers', {'name': 'lab-web', 'pool': 'lab'})
+        self.assertError(409, self.delete('/v1/pools/lab'),
+                         'provider lab-web uses it')
+        self.assertEqual(204, self.delete('/v1/providers/lab-web')
+                         .status_code)
+        self.assertEqual(204, self.delete('/v1/pools/lab').status_code)
+
     def test_member_added_without_the_lock_is_409(self):
         # A node that joined the pool unseen by the check (without the
         # pool's lock): the foreign key refuses the deletion.
