@@ -2,6 +2,7 @@
 import datetime
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy.dialects import postgresql
 from sqlalchemy import orm
 
@@ -190,9 +191,11 @@ class Allocation(TimestampMixin, Base):
     extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
     conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
-    # When the allocation ends by itself (its pool's lifespan), if ever.
+    # When the allocation ends by itself (its pool's lifespan), if ever;
+    # to the microsecond on MariaDB too (whose DATETIME keeps whole
+    # seconds), so that it does not end before the end it was given.
     lifespan_end: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
-        sa.DateTime)
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
     # The claim the allocation binds a resource of, if any.
     claim_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),
