@@ -311,6 +311,43 @@ backend pool_api
 %(servers)s"""
 
 
+class ClusterTestMixin:
+    """A test case's own cluster, started in setUp, and its API requests.
+
+    setUp creates a database on BACKEND and starts a Cluster on it with
+    CONDUCTORS conductors and APIS APIs, then waits until every conductor
+    has registered, so that a test starts on a cluster that allocates.
+    CONDUCTOR_OPTIONS are set on top of FAST_CONDUCTOR_OPTIONS;
+    API_OPTIONS and SECTIONS are the Cluster's ``api_options`` and
+    ``sections``. The cluster is ``self.cluster``.
+    """
+
+    BACKEND: str
+    CONDUCTORS = 2
+    APIS = 1
+    CONDUCTOR_OPTIONS: dict = {}
+    API_OPTIONS: dict = {}
+    SECTIONS: dict[str, dict] = {}
+
+    def setUp(self):
+        super().setUp()
+        db = self.useFixture(Database(self.BACKEND))
+        self.cluster = self.useFixture(Cluster(
+            db.url, conductors=self.CONDUCTORS, apis=self.APIS,
+            conductor_options={**FAST_CONDUCTOR_OPTIONS,
+                               **self.CONDUCTOR_OPTIONS},
+            api_options=self.API_OPTIONS, sections=self.SECTIONS))
+        self.cluster.wait_for_conductors(self.CONDUCTORS)
+
+    def request(self, method: str, path: str, body=None,
+                expected: int = 200):
+        """The decoded answer of an API request whose status must be
+        ``expected``; the test fails with the answer otherwise."""
+        status, answer = self.cluster.request(method, path, body)
+        self.assertEqual(expected, status, answer)
+        return answer
+
+
 class PoolServer(fixtures.Fixture):
     """A pool-server process on a free port, its SQLite in a temp dir.
 

@@ -18,29 +18,17 @@ MIN_FREE = 12
 FILL_WINDOW = 90
 
 
-class TakeoverMixin:
+class TakeoverMixin(cluster.ClusterTestMixin):
 
-    BACKEND: str
+    CONDUCTOR_OPTIONS = {'check_autofill_interval': 0.3,
+                         'broker_retry_interval': 0.5,
+                         # Two calls at once: the pool fills over several
+                         # seconds, and the kill lands in the middle.
+                         'broker_workers': 2}
 
     def setUp(self):
         super().setUp()
-        db = self.useFixture(cluster.Database(self.BACKEND))
-        self.cluster = self.useFixture(cluster.Cluster(
-            db.url, conductors=2,
-            conductor_options={**cluster.FAST_CONDUCTOR_OPTIONS,
-                               'check_autofill_interval': 0.3,
-                               'broker_retry_interval': 0.5,
-                               # Two calls at once: the pool fills over
-                               # several seconds, and the kill lands in
-                               # the middle.
-                               'broker_workers': 2}))
-        self.cluster.wait_for_conductors(2)
         self.state = self.useFixture(fixtures.TempDir()).path
-
-    def request(self, method, path, body=None, expected=200):
-        status, answer = self.cluster.request(method, path, body)
-        self.assertEqual(expected, status, answer)
-        return answer
 
     def members(self):
         with self.cluster.engine.connect() as conn:

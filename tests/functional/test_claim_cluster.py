@@ -13,24 +13,10 @@ NODES = 6
 WINDOW = 30
 
 
-class ClaimClusterMixin:
+class ClaimClusterMixin(cluster.ClusterTestMixin):
 
-    BACKEND: str
-
-    def setUp(self):
-        super().setUp()
-        db = self.useFixture(cluster.Database(self.BACKEND))
-        self.cluster = self.useFixture(cluster.Cluster(
-            db.url, conductors=2,
-            conductor_options={**cluster.FAST_CONDUCTOR_OPTIONS,
-                               'check_claims_interval': 0.2,
-                               'check_lifespans_interval': 0.5}))
-        self.cluster.wait_for_conductors(2)
-
-    def request(self, method, path, body=None, expected=200):
-        status, answer = self.cluster.request(method, path, body)
-        self.assertEqual(expected, status, answer)
-        return answer
+    CONDUCTOR_OPTIONS = {'check_claims_interval': 0.2,
+                         'check_lifespans_interval': 0.5}
 
     def wait(self, predicate, what):
         deadline = time.monotonic() + WINDOW

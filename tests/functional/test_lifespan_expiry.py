@@ -14,24 +14,10 @@ NODES = 8
 EXPIRY_WINDOW = 30
 
 
-class ExpiryMixin:
+class ExpiryMixin(cluster.ClusterTestMixin):
 
-    BACKEND: str
-
-    def setUp(self):
-        super().setUp()
-        db = self.useFixture(cluster.Database(self.BACKEND))
-        self.cluster = self.useFixture(cluster.Cluster(
-            db.url, conductors=2,
-            conductor_options={**cluster.FAST_CONDUCTOR_OPTIONS,
-                               'check_lifespans_interval': 0.5},
-            api_options={'allocation_cast_interval': 0}))
-        self.cluster.wait_for_conductors(2)
-
-    def request(self, method, path, body=None, expected=200):
-        status, answer = self.cluster.request(method, path, body)
-        self.assertEqual(expected, status, answer)
-        return answer
+    CONDUCTOR_OPTIONS = {'check_lifespans_interval': 0.5}
+    API_OPTIONS = {'allocation_cast_interval': 0}
 
     def test_expiry_goes_on_after_a_sigkill(self):
         status, pool = self.cluster.request('POST', '/v1/pools', {

@@ -13,17 +13,12 @@ ALLOCATIONS = 18
 TAKEOVER_WINDOW = 30
 
 
-class TakeoverTestCase(testtools.TestCase):
+class TakeoverTestCase(cluster.ClusterTestMixin, testtools.TestCase):
 
-    def setUp(self):
-        super().setUp()
-        db = self.useFixture(cluster.Database('postgresql'))
-        # A conductor picked at random for every allocation, not for a
-        # while: both conductors get some.
-        self.cluster = self.useFixture(cluster.Cluster(
-            db.url, conductors=2,
-            api_options={'allocation_cast_interval': 0}))
-        self.cluster.wait_for_conductors(2)
+    BACKEND = 'postgresql'
+    # A conductor picked at random for every allocation, not for a while:
+    # both conductors get some.
+    API_OPTIONS = {'allocation_cast_interval': 0}
 
     def enroll(self, count):
         uuids = []

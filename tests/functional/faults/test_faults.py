@@ -70,21 +70,23 @@ def restart_postgresql(outage: float = 3) -> None:
     _wait(lambda: _port_open(5432), 60, 'PostgreSQL starting')
 
 
-class FaultTestMixin:
+class FaultTestMixin(cluster.ClusterTestMixin):
 
     BACKEND = 'postgresql'
+    CONDUCTORS = 3
+    APIS = 2
 
     def setUp(self):
         super().setUp()
-        db = self.useFixture(cluster.Database(self.BACKEND))
-        self.cluster = self.useFixture(
-            cluster.Cluster(db.url, conductors=3, apis=2))
-        self.cluster.wait_for_conductors(3)
         self.enroll()
 
     def request(self, method, path, body=None, retry_for=60):
         """A request as a client makes it: retried while the service is
-        unreachable or answers 502/503, never given up on a 500."""
+        unreachable or answers 502/503, never given up on a 500.
+
+        Its (status, answer) is returned, not asserted: the tests check
+        what became of each request once the fault is over.
+        """
         deadline = time.monotonic() + retry_for
         while True:
             try:

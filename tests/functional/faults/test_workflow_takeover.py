@@ -36,25 +36,12 @@ def _wait(predicate, timeout: float, what: str):
         time.sleep(0.2)
 
 
-class WorkflowTakeoverMixin:
+class WorkflowTakeoverMixin(cluster.ClusterTestMixin):
 
     BACKEND = 'postgresql'
-
-    def setUp(self):
-        super().setUp()
-        db = self.useFixture(cluster.Database(self.BACKEND))
-        self.cluster = self.useFixture(cluster.Cluster(
-            db.url, conductors=2, apis=1,
-            conductor_options={**cluster.FAST_CONDUCTOR_OPTIONS,
-                               'check_workflows_interval': 0.5},
-            sections={'provisioner': {'driver': 'fake',
-                                      'fake_stage_delay': STAGE_DELAY}}))
-        self.cluster.wait_for_conductors(2)
-
-    def request(self, method, path, body=None, expected=200):
-        status, data = self.cluster.request(method, path, body)
-        self.assertEqual(expected, status, data)
-        return data
+    CONDUCTOR_OPTIONS = {'check_workflows_interval': 0.5}
+    SECTIONS = {'provisioner': {'driver': 'fake',
+                                'fake_stage_delay': STAGE_DELAY}}
 
     def enroll(self) -> list[str]:
         uuids = []
