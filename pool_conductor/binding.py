@@ -89,29 +89,35 @@ def claim(conn, grants: list[Grant], free: bool = False,
                                    generations=generations) == len(changes)
 
 
-def check_release(node, force: bool = False) -> None:
-    """Whether a node's consumer may be taken from it.
+def check_release(node, force: bool = False, for_claim: bool = False
+                  ) -> None:
+    """Whether a node's consumer may be taken from it: a claim's machine
+    only by its claim (which holds all of its machines or none).
 
-    :raises: NodeLocked, NodeInWrongState
+    :param node: as lock_nodes() reads it (with claim_uuid).
+    :raises: NodeLocked, NodeOfClaim, NodeInWrongState
     """
     if node.reservation:
         raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+    if node.claim_uuid is not None and not for_claim:
+        raise exception.NodeOfClaim(node=node.uuid, claim=node.claim_uuid)
     lifecycle.check_release(node, force)
 
 
 def release(conn, nodes: list, *, force: bool = False, request_actions=None,
-            wait_for_stage: str | None = None, values: dict | None = None
-            ) -> None:
+            wait_for_stage: str | None = None, values: dict | None = None,
+            for_claim: bool = False) -> None:
     """Take nodes (locked by this transaction, as lock_nodes() reads
     them) back from their consumers, with their pools' release actions,
     and delete their allocations.
 
     :param force: release a deployed node too.
     :param values: other fields of every node to change at the same time.
-    :raises: NodeLocked, NodeInWrongState, ConcurrentUpdate
+    :param for_claim: the claim of the nodes releases them.
+    :raises: NodeLocked, NodeOfClaim, NodeInWrongState, ConcurrentUpdate
     """
     for node in nodes:
-        check_release(node, force)
+        check_release(node, force, for_claim)
     now = db_api.utcnow()
     pools = binding_db.pool_actions(conn, {n.pool for n in nodes},
                                     'release_actions')
@@ -321,7 +327,9 @@ def provision_step(context, node_id: int, step) -> bool:
     (the fields, whether the step tears the node down), or None when the
     node has nothing in progress. A step that tears the node down takes
     it back from its instance and allocation, with its pool's release
-    actions. A node locked by a conductor is left.
+    actions, unless it is a claim's machine: that stays the claim's
+    (undeployed, as a reserved node), for only the claim releases it. A
+    node locked by a conductor is left.
 
     :returns: whether the node changed.
     """
@@ -333,7 +341,8 @@ def provision_step(context, node_id: int, step) -> bool:
         if decided is None:
             return False
         values, tears_down = decided
-        if tears_down and (nodes[0].instance_uuid or nodes[0].allocation_id):
+        if (tears_down and nodes[0].claim_uuid is None
+                and (nodes[0].instance_uuid or nodes[0].allocation_id)):
             release(conn, nodes, force=True, values=values)
         else:
             _write(conn, nodes, {node_id: values})

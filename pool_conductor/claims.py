@@ -695,7 +695,8 @@ def _release(conn, claim, now: datetime.datetime) -> list[int]:
     torn_down = []
     for node in held:
         values = lifespans.torn_down(node, now)
-        binding.release(conn, [node], force=True, values=values)
+        binding.release(conn, [node], force=True, values=values,
+                        for_claim=True)
         if values:
             torn_down.append(node.id)
     claims_db.delete_allocations(conn, claim.id)

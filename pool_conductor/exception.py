@@ -184,6 +184,11 @@ class AllocationOfClaim(Conflict):
     the claim instead."""
 
 
+class NodeOfClaim(Conflict):
+    """Node %(node)s is a machine of claim %(claim)s: delete the claim
+    to release it."""
+
+
 class ObjectAlreadyExists(Conflict):
     """A %(kind)s named %(name)s already exists."""
 

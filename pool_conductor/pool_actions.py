@@ -214,9 +214,11 @@ def _return(context, pool_name: str, request: Request) -> list[dict]:
     node = models.Node.__table__.c
     with db_api.writer_connection(context) as conn:
         pool = _lock_pool(conn, pool_name)
+        # All machines: those of claims are left to their claims.
         nodes = binding_db.lock_nodes(conn, _named_ids(
             conn, request, node.pool == pool.name,
-            node.pool_status.in_(allowed), node.reservation.is_(None)))
+            node.pool_status.in_(allowed), node.reservation.is_(None),
+            binding_db.NOT_OF_A_CLAIM))
         _check(nodes, lambda n: (n.pool == pool.name
                                  and n.pool_status in allowed),
                'Cannot return nodes: only %s nodes of pool %s can be '

@@ -45,7 +45,21 @@ ALLOCATE_ACTIONS = sa.select(_POOLS.c.allocate_actions).where(
     _POOLS.c.name == _NODES.c.pool).scalar_subquery().label(
     'allocate_actions')
 
-_LOCK_NODES = sa.select(*NODE_COLUMNS).where(
+_CLAIMS = models.Claim.__table__
+
+# The UUID of the claim whose machine a node is (through its allocation),
+# read with the node where it is locked: only the claim releases it.
+CLAIM_UUID = sa.select(_CLAIMS.c.uuid).select_from(
+    _ALLOCATIONS.join(_CLAIMS, _CLAIMS.c.id == _ALLOCATIONS.c.claim_id)
+).where(_ALLOCATIONS.c.id == _NODES.c.allocation_id).scalar_subquery(
+).label('claim_uuid')
+
+# A node that is no claim's machine.
+NOT_OF_A_CLAIM = ~sa.exists().where(
+    _ALLOCATIONS.c.id == _NODES.c.allocation_id,
+    _ALLOCATIONS.c.claim_id.is_not(None))
+
+_LOCK_NODES = sa.select(*NODE_COLUMNS, CLAIM_UUID).where(
     _NODES.c.id.in_(sa.bindparam('ids', expanding=True))
 ).order_by(_NODES.c.id).with_for_update()
 

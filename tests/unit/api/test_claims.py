@@ -522,6 +522,41 @@ class ClaimChangeTestCase(ClaimTestBase):
             self.assertEqual(('Free', None), (node['pool_status'],
                                               node['instance_uuid']))
 
+    def test_machines_are_released_only_by_their_claim(self):
+        machine = self.alloc_nodes[0]
+        for force in (False, True):
+            self.assertError(409, self.post('/v1/pools/lab/returnMachines', {
+                'machine_list': [machine], 'force': force}),
+                'is a machine of claim %s' % self.claim_body['uuid'])
+        self.assertError(409, self.patch_json('/v1/nodes/%s' % machine, [
+            {'op': 'remove', 'path': '/instance_uuid'}]),
+            'delete the claim to release it')
+        self.ok(self.put('/v1/nodes/%s/maintenance' % machine), 202)
+        self.assertError(409, self.delete('/v1/nodes/%s' % machine),
+                         'is a machine of claim')
+        # All the pool's machines: those of the claim stay with it.
+        self.ok(self.post('/v1/pools/lab/returnMachines',
+                          {'all_machines': True, 'force': True}))
+        claim = self.get(self.path).get_json()
+        self.assertEqual(2, len(claim['allocations']))
+        for uuid in self.alloc_nodes:
+            self.assertEqual('InUse', self.node(uuid)['pool_status'])
+
+    def test_undeployed_machine_stays_the_claims(self):
+        machine = self.alloc_nodes[0]
+        url = '/v1/nodes/%s/states/provision' % machine
+        self.ok(self.put(url, {'target': 'active'}), 202)
+        self.finish_provisioning()
+        self.ok(self.put(url, {'target': 'deleted'}), 202)
+        self.finish_provisioning()
+        node = self.node(machine)
+        self.assertEqual(('available', {}, 'InUse'),
+                         (node['provision_state'], node['instance_info'],
+                          node['pool_status']))
+        claim = self.get(self.path).get_json()
+        self.assertIn(node['allocation_uuid'], claim['allocations'])
+        self.assertEqual(2, len(claim['allocations']))
+
     def test_delete_undeploys_a_deployed_machine(self):
         deployed = self.alloc_nodes[0]
         self.ok(self.put('/v1/nodes/%s/states/provision' % deployed,
