@@ -522,8 +522,12 @@ def bind_pending(context, host: str) -> int:
 # Reading -------------------------------------------------------------------
 
 def state_of(claim, machines: list) -> str:
-    """The state shown: a bound claim whose machines are all InUse (their
-    workflows done) is ready."""
+    """The state shown: a bound claim with a machine for each resource,
+    all InUse (their workflows done), is ready.
+
+    claims_db.is_ready() is the same rule in SQL, by which the list of
+    claims is filtered: change both together.
+    """
     if (claim.state == states.CLAIM_BOUND
             and len(machines) == len(claim.resources or ())
             and all(m.pool_status == states.POOL_IN_USE

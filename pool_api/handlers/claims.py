@@ -112,18 +112,12 @@ def list_claims():
         raise exception.InvalidParameterValue(
             err='Invalid claim state "%s"; expected one of %s.'
                 % (filters['state'], ', '.join(states.CLAIM_STATES)))
-    # Ready and bound claims are both stored as bound.
-    shown = filters['state']
-    if shown == states.CLAIM_READY:
-        filters['state'] = states.CLAIM_BOUND
     found = claims_db.list_claims(
         flask.g.context, filters, limit=limit, marker=params.get_marker(),
         sort_key=sort_key, sort_dir=sort_dir)
     machines = claims_db.machines(flask.g.context, [c.id for c in found])
-    body = {'claims': [
-        to_dict(c, machines.get(c.id, []), fields) for c in found
-        if shown is None or claims.state_of(c, machines.get(c.id, []))
-        == shown]}
+    body = {'claims': [to_dict(c, machines.get(c.id, []), fields)
+                       for c in found]}
     next_url = params.next_link('/v1/claims', found, limit)
     if next_url:
         body['next'] = next_url

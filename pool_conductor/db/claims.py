@@ -49,19 +49,68 @@ def create(context, values: dict) -> models.Claim:
     return get(context, values['uuid'])
 
 
+def _resource_count(dialect: str):
+    """The number of resources of a claim (the length of its JSON
+    array)."""
+    resources = _CLAIMS.c.resources
+    if dialect == 'postgresql':
+        return sa.func.jsonb_array_length(resources)
+    if dialect == 'sqlite':
+        return sa.func.json_array_length(resources)
+    return sa.func.json_length(resources)
+
+
+def is_ready(dialect: str):
+    """Whether a claim is shown ready: the rule of claims.state_of() in
+    SQL, which must give the same answer for every claim (change both
+    together).
+
+    Stored bound, with as many allocations as resources, each on a node
+    InUse (an allocation without a node is not).
+    """
+    allocations = _ALLOCATIONS.c
+    allocation_count = (sa.select(sa.func.count())
+                        .where(allocations.claim_id == _CLAIMS.c.id)
+                        .scalar_subquery())
+    not_in_use = (
+        sa.select(allocations.id)
+        .select_from(_ALLOCATIONS.outerjoin(
+            _NODES, _NODES.c.id == allocations.node_id))
+        .where(allocations.claim_id == _CLAIMS.c.id,
+               _NODES.c.pool_status.is_distinct_from(states.POOL_IN_USE))
+        .exists())
+    return sa.and_(_CLAIMS.c.state == states.CLAIM_BOUND,
+                   allocation_count == _resource_count(dialect),
+                   ~not_in_use)
+
+
+def _shown_state_is(state: str, dialect: str):
+    """Whether a claim's shown state (claims.state_of()) is state: ready
+    and bound claims are both stored bound, told apart by is_ready()."""
+    if state == states.CLAIM_READY:
+        return is_ready(dialect)
+    if state == states.CLAIM_BOUND:
+        return sa.and_(_CLAIMS.c.state == states.CLAIM_BOUND,
+                       sa.not_(is_ready(dialect)))
+    return _CLAIMS.c.state == state
+
+
 def list_claims(context, filters: dict, limit: int | None = None,
                 marker: str | None = None, sort_key: str = 'id',
                 sort_dir: str = 'asc') -> list[models.Claim]:
-    """Claims by state and owner.
+    """Claims by shown state and owner, filtered in SQL before the page
+    is cut, so that every page but the last is full.
 
     :raises: ClaimNotFound if the marker does not exist
     """
     claim = models.Claim
     with api.reader(context) as session:
         q = sa.select(claim)
-        for key in ('state', 'owner'):
-            if filters.get(key) is not None:
-                q = q.where(getattr(claim, key) == filters[key])
+        if filters.get('state') is not None:
+            q = q.where(_shown_state_is(filters['state'],
+                                        session.get_bind().dialect.name))
+        if filters.get('owner') is not None:
+            q = q.where(claim.owner == filters['owner'])
         marker_obj = _get(session, marker) if marker else None
         q = api.paginate(q, claim, limit, marker_obj, sort_key, sort_dir)
         return list(session.scalars(q))

@@ -185,6 +185,52 @@ class ClaimChangeMixin(ClaimRaceMixin):
         self.assertEqual({}, self.held())
         providers_db.delete(self.context, 'race')
 
+    def test_state_filter_pages_agree_with_state_of(self):
+        """?state= filters in SQL by the rule of claims.state_of(): every
+        page of one is full, and a claim missing an allocation, or whose
+        allocation has no node or a node not InUse, is bound."""
+        self.fill(5)
+        ids = {}
+        for name, size in (('ready', 1), ('building', 1), ('missing', 2),
+                           ('nodeless', 1)):
+            ids[name] = self.pending(size, HOSTS[0])
+            self.assertEqual(claims.BOUND, claims.process(
+                self.context, ids[name], HOSTS[0]))
+        ids['error'] = self.pending(2, HOSTS[0])
+        self.assertEqual(claims.FAILED, claims.process(
+            self.context, ids['error'], HOSTS[0]))
+        ids['pending'] = self.pending(1, HOSTS[0])
+        held = self.held()
+        alloc = models.Allocation
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Node).where(
+                models.Node.id == held[ids['building']][0]).values(
+                pool_status=states.POOL_BUILDING))
+            session.execute(sa.update(alloc).where(
+                alloc.node_id == held[ids['missing']][1]).values(
+                claim_id=None))
+            session.execute(sa.update(alloc).where(
+                alloc.node_id == held[ids['nodeless']][0]).values(
+                node_id=None))
+        found = claims_db.list_claims(self.context, {})
+        machines = claims_db.machines(self.context, [c.id for c in found])
+        shown = {c.id: claims.state_of(c, machines.get(c.id, []))
+                 for c in found}
+        self.assertEqual({ids['ready']: 'ready', ids['building']: 'bound',
+                          ids['missing']: 'bound', ids['nodeless']: 'bound',
+                          ids['error']: 'error',
+                          ids['pending']: 'pending'}, shown)
+        for state in states.CLAIM_STATES:
+            pages = []
+            marker = None
+            while not pages or pages[-1]:
+                page = claims_db.list_claims(self.context, {'state': state},
+                                             limit=1, marker=marker)
+                pages.append([c.id for c in page])
+                marker = page[-1].uuid if page else None
+            self.assertEqual([[i] for i, s in shown.items() if s == state]
+                             + [[]], pages, state)
+
 
 def claims_db_uuid(context, claim_id: int) -> str:
     with db_api.reader(context) as session:

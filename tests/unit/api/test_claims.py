@@ -11,6 +11,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import states
 from tests.unit.api import base as api_base
 
 HOUR = datetime.timedelta(hours=1)
@@ -409,6 +410,94 @@ class ClaimAPITestCase(ClaimTestBase):
             '/v1/claims?fields=name').get_json()['claims'][0])
         self.assertError(400, self.get('/v1/claims?state=happy'))
         self.assertError(409, self.claim({}, name='one'))
+
+
+class ClaimStateFilterTestCase(ClaimTestBase):
+    """?state= selects claims by the state shown, in the database before
+    the page is cut: ready and bound claims are both stored bound."""
+
+    nodes = 6
+
+    def bound_claim(self, ready: bool, resources: int = 1) -> str:
+        """A claim bound now, ready or waiting for its machines'
+        workflow."""
+        actions = {} if ready else {'workflow': 'deploy',
+                                    'wait_for_stage': 'install'}
+        self.ok(self.patch_json('/v1/pools/lab', [
+            {'op': 'add', 'path': '/allocate_actions', 'value': actions}]))
+        uuid = self.ok(self.claim(*[{}] * resources), 201)['uuid']
+        self.assertEqual(1, self.bind())
+        self.assertEqual('ready' if ready else 'bound',
+                         self.ok(self.get('/v1/claims/%s' % uuid))['state'])
+        return uuid
+
+    def change_allocation(self, claim_uuid: str, index: int, **values):
+        uuid = self.ok(self.get('/v1/claims/%s' % claim_uuid))[
+            'allocations'][index]
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Allocation).where(
+                models.Allocation.uuid == uuid).values(**values))
+
+    def pages(self, query: str) -> list[list[str]]:
+        """The claim UUIDs of each page of GET /v1/claims?<query>,
+        following the next links."""
+        pages = []
+        url = '/v1/claims?' + query
+        while url:
+            body = self.ok(self.get(url))
+            pages.append([c['uuid'] for c in body['claims']])
+            url = body.get('next')
+            if url:
+                url = url[len('http://localhost'):]
+        return pages
+
+    def test_limited_pages_are_full(self):
+        self.provider()
+        shown = {'ready': [], 'bound': []}
+        for i in range(6):
+            ready = i % 2 == 0
+            shown['ready' if ready else 'bound'].append(
+                self.bound_claim(ready))
+        for state, expected in shown.items():
+            for limit in (1, 2):
+                for sort_dir, order in (('asc', expected),
+                                        ('desc', expected[::-1])):
+                    pages = self.pages('state=%s&limit=%d&sort_dir=%s'
+                                       % (state, limit, sort_dir))
+                    for page in pages[:-1]:
+                        self.assertEqual(limit, len(page), pages)
+                    self.assertLess(len(pages[-1]), limit, pages)
+                    self.assertEqual(order, sum(pages, []))
+
+    def test_each_state_selects_the_claims_shown_in_it(self):
+        self.provider()
+        shown = {self.bound_claim(True): 'ready',
+                 self.bound_claim(False): 'bound'}
+        # A machine for each resource is needed, and each with a node
+        # InUse: a claim missing an allocation, or whose allocation has
+        # no node, is bound although the others are InUse.
+        missing = self.bound_claim(True, resources=2)
+        self.change_allocation(missing, 1, claim_id=None)
+        none = self.bound_claim(True)
+        self.change_allocation(none, 0, claim_id=None)
+        nodeless = self.bound_claim(True)
+        self.change_allocation(nodeless, 0, node_id=None)
+        shown.update(dict.fromkeys((missing, none, nodeless), 'bound'))
+        shown[self.ok(self.claim(*[{}] * 7), 201)['uuid']] = 'error'
+        self.assertEqual(0, self.bind())
+        shown[self.ok(self.claim({}), 201)['uuid']] = 'pending'
+        expired = self.ok(self.claim({}), 201)['uuid']
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Claim).where(
+                models.Claim.uuid == expired).values(state='expired'))
+        shown[expired] = 'expired'
+        self.assertEqual(shown, {c['uuid']: c['state'] for c in self.ok(
+            self.get('/v1/claims'))['claims']})
+        for state in states.CLAIM_STATES:
+            self.assertEqual(
+                [u for u, s in shown.items() if s == state],
+                [c['uuid'] for c in self.ok(self.get(
+                    '/v1/claims?state=%s' % state))['claims']], state)
 
 
 class ClaimChangeTestCase(ClaimTestBase):
