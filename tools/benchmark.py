@@ -8,7 +8,8 @@ contention mode (2N allocations for N nodes). With --candidate-query it
 also times the reservation of nodes among many, straight on the database;
 with --pool-allocate, allocateMachines of 1,000 nodes from 10,000; with
 --autofill, a pool filled from 0 to 1,000 Free machines by the fake broker
-(no delay), by clusters of --conductors conductors.
+(no delay), by clusters of --conductors conductors; with --provision,
+nodes deployed and undeployed through the provision states in progress.
 
     .venv/bin/python tools/benchmark.py --nodes 1000,10000 \\
         --db postgresql,mysql --conductors 1,3 --server \\
@@ -17,6 +18,8 @@ with --pool-allocate, allocateMachines of 1,000 nodes from 10,000; with
         --db postgresql,mysql
     .venv/bin/python tools/benchmark.py --no-clusters --autofill 1000 \\
         --db postgresql,mysql --conductors 1,3
+    .venv/bin/python tools/benchmark.py --no-clusters --provision 200 \\
+        --db postgresql --conductors 1,3
 
 Needs the services and database users that tools/run-tests.sh sets up.
 """
@@ -250,6 +253,106 @@ def autofill(args) -> None:
                      locked), flush=True)
 
 
+def _request(url: str, method: str, path: str, body=None):
+    """(status, decoded body) of one API request to url."""
+    import urllib.error
+    import urllib.request
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        url + path, data=data, method=method,
+        headers={'Content-Type': 'application/json',
+                 'X-OpenStack-Ironic-API-Version': cluster.API_VERSION})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            raw = resp.read()
+            return resp.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _provision_all(url: str, uuids: list[str], verb: str,
+                   target: str) -> tuple[float, list[float]]:
+    """PUT verb on every node from 8 threads, and poll the node list
+    every 50 ms until all are in target.
+
+    :returns: the seconds until the last node got there, and each
+        node's seconds from its PUT to the first list that showed it in
+        target.
+    """
+    import concurrent.futures
+    sent: dict[str, float] = {}
+    seen: dict[str, float] = {}
+    started = time.monotonic()
+
+    def put(uuid):
+        sent[uuid] = time.monotonic()
+        status, body = _request(url, 'PUT',
+                                '/v1/nodes/%s/states/provision' % uuid,
+                                {'target': verb})
+        if status != 202:
+            raise RuntimeError('%s of %s: %s %s' % (verb, uuid, status,
+                                                    body))
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        puts = [pool.submit(put, u) for u in uuids]
+        while len(seen) < len(uuids):
+            if time.monotonic() - started > 600:
+                raise RuntimeError('%d of %d nodes %s after 600 s'
+                                   % (len(seen), len(uuids), target))
+            now = time.monotonic()
+            nodes = _request(url, 'GET', '/v1/nodes?limit=0&provision_'
+                             'state=%s&fields=uuid' % target)[1]['nodes']
+            for node in nodes:
+                if node['uuid'] in sent:
+                    seen.setdefault(node['uuid'], now)
+            time.sleep(0.05)
+        for put_done in puts:
+            put_done.result()
+    return (max(seen.values()) - started,
+            sorted(seen[u] - sent[u] for u in uuids))
+
+
+def provision(args) -> None:
+    """Time deployments and undeployments through the states in
+    progress: N nodes deployed (available to active through deploying),
+    then undeployed (active to available through deleting and cleaning),
+    on pool-server and on clusters of --conductors conductors."""
+    total = args.provision
+
+    def run(name: str, url: str) -> None:
+        uuids = []
+        for i in range(total):
+            status, node = _request(url, 'POST', '/v1/nodes', {
+                'driver': 'fake-hardware', 'resource_class': 'bench',
+                'name': 'bench-%d' % i})
+            if status != 201:
+                raise RuntimeError('node creation failed: %s' % node)
+            for verb in ('manage', 'provide'):
+                _request(url, 'PUT', '/v1/nodes/%s/states/provision'
+                         % node['uuid'], {'target': verb})
+            uuids.append(node['uuid'])
+        for what, verb, target in (('deployed', 'active', 'active'),
+                                   ('undeployed', 'deleted', 'available')):
+            elapsed, latencies = _provision_all(url, uuids, verb, target)
+            print('%s: %d nodes %s (%s) in %.2f s (%.0f/s); from PUT to '
+                  '%s seen: p50 %.0f ms, p99 %.0f ms'
+                  % (name, total, what, verb, elapsed, total / elapsed,
+                     target, 1000 * latencies[len(latencies) // 2],
+                     1000 * latencies[int(len(latencies) * 0.99)]),
+                  flush=True)
+
+    with cluster.PoolServer() as server:
+        run('pool-server, sqlite', server.url)
+    for backend in args.db:
+        for conductors in args.conductors:
+            with cluster.Database(backend) as db, cluster.Cluster(
+                    db.url, conductors=conductors, apis=1,
+                    conductor_options={}) as pool:
+                pool.wait_for_conductors(conductors)
+                run('1 api + %d cond, %s' % (conductors, backend),
+                    pool.url)
+
+
 def candidate_query(args) -> None:
     """Time reservations among many nodes, straight on the database."""
     import sqlalchemy as sa
@@ -394,6 +497,12 @@ def main() -> None:
                         metavar='MACHINES',
                         help='time a pool filling itself to MACHINES '
                              '(1000) Free machines with the fake broker')
+    parser.add_argument('--provision', nargs='?', const=200, type=int,
+                        metavar='NODES',
+                        help='time NODES (200) nodes deployed and '
+                             'undeployed through the provision states in '
+                             'progress, on pool-server and on clusters of '
+                             '--conductors conductors')
     parser.add_argument('--bench', default=DEFAULT_BENCH,
                         help='path of alloc_bench.py')
     args = parser.parse_args()
@@ -411,6 +520,8 @@ def main() -> None:
         pool_allocate(args)
     if args.autofill:
         autofill(args)
+    if args.provision:
+        provision(args)
 
 
 if __name__ == '__main__':
