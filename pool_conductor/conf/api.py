@@ -36,7 +36,8 @@ opts = [
                  min=0,
                  help='Seconds between two messages of an API process to '
                       'the same conductor, and how long new allocations '
-                      'go to the same conductor. Allocations that arrive '
+                      '(and nodes in a provision state in progress) go to '
+                      'the same conductor. Those that arrive '
                       'meanwhile travel together in the next message: '
                       'under load this saves both sides the cost of a '
                       'message per allocation, at the price of up to this '
