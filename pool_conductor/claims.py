@@ -755,12 +755,5 @@ def expire(context, host: str) -> int:
 
     :returns: how many claims this call expired.
     """
-    def expire_one(claim_id):
-        if not retry.on_deadlock(_expire_one, context, claim_id):
-            return False
-        LOG.info('Claim %s reached the end of its lifespan and was '
-                 'released', claim_id)
-        return True
-    return rounds.run(lambda: claims_db.list_expired(
-        context, db_api.utcnow(), host, rounds.hosts_to_serve(context, host),
-        BATCH), expire_one, 'releasing expired claims')
+    return lifespans.expire_each(context, host, claims_db.list_expired,
+                                 _expire_one, 'claim')

@@ -172,15 +172,29 @@ def expire(context, host: str) -> int:
 
     :returns: how many allocations this call released.
     """
-    def expire_one(alloc_id):
-        if not retry.on_deadlock(_expire_one, context, alloc_id):
+    return expire_each(context, host, allocations_db.list_expired,
+                       _expire_one, 'allocation')
+
+
+def expire_each(context, host: str, list_expired, expire_one,
+                kind: str) -> int:
+    """One expiry round over rows of a kind (allocations, claims): those
+    list_expired(context, now, host, hosts, limit) finds past their end
+    among the rows this conductor serves, each released by
+    expire_one(context, id) (with a deadlock retry), which says whether
+    it released it. Never raises.
+
+    :returns: how many rows this round released.
+    """
+    def expire(row_id) -> bool:
+        if not retry.on_deadlock(expire_one, context, row_id):
             return False
-        LOG.info('Allocation %s reached the end of its lifespan and was '
-                 'released', alloc_id)
+        LOG.info('%s %s reached the end of its lifespan and was released',
+                 kind.capitalize(), row_id)
         return True
-    return rounds.run(lambda: allocations_db.list_expired(
+    return rounds.run(lambda: list_expired(
         context, db_api.utcnow(), host, rounds.hosts_to_serve(context, host),
-        BATCH), expire_one, 'releasing expired allocations')
+        BATCH), expire, 'releasing expired %ss' % kind)
 
 
 def _expire_one(context, alloc_id: int) -> bool:
