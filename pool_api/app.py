@@ -9,12 +9,14 @@ from oslo_middleware import sizelimit
 from pool_api import auth
 from pool_api import errors
 from pool_api import microversion
+from pool_api import params
 from pool_api import policy
 from pool_api import routes
 from pool_api import validation
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import exception
+from pool_conductor import filters
 from pool_conductor import rpcapi
 
 # Requests to these paths ignore version headers, as Ironic's root does.
@@ -51,6 +53,28 @@ def _check_query() -> None:
         validation.check_string(value, 'The query parameter %s' % key)
 
 
+def _check_query_names() -> None:
+    """Refuse query parameters the route does not document, and
+    documented ones given more than once: the handlers would read one
+    value and drop the others. Digital Rebar filters on the routes that
+    take them may be repeated: each one filters.
+
+    :raises: UnknownArgument, RepeatedArgument
+    """
+    if flask.request.url_rule is None:
+        # No route: the request gets its 404 or 405.
+        return
+    doc = params.route_doc()
+    seen = set()
+    for name, value in flask.request.args.items(multi=True):
+        if name in doc.query_names:
+            if name in seen:
+                raise exception.RepeatedArgument(name=name)
+            seen.add(name)
+        elif not (doc.match_filters and filters.is_filter(name, value)):
+            raise exception.UnknownArgument(name=name)
+
+
 def _before_request() -> None:
     flask.g.version = None
     flask.g.context = _context()
@@ -61,6 +85,7 @@ def _before_request() -> None:
                     % (name, value, MAX_IDENT_LENGTH))
         validation.check_string(value, 'The path parameter %s' % name)
     _check_query()
+    _check_query_names()
     if flask.request.path not in _UNVERSIONED:
         flask.g.version = microversion.parse(flask.request.headers)
 

@@ -9,6 +9,7 @@ are those of ``pool_api.schemas.responses``.
 from collections.abc import Iterable
 from collections.abc import Mapping
 import dataclasses
+import functools
 import re
 
 from pool_api import auth
@@ -22,6 +23,7 @@ from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import responses as response_schemas
 from pool_api import validation
+from pool_conductor import filters
 
 OPENAPI_VERSION = '3.1.0'
 PATH = '/v1/openapi.json'
@@ -140,11 +142,14 @@ class Doc:
     response and body name component schemas. query names shared query
     parameters (``fields``, ``limit``, ``marker``, ``sort_key`` among
     sort_keys, ``sort_dir``); filters maps the other query parameters of
-    the route to their schemas. errors are the route's own error statuses:
-    those of versions, authentication and bodies come along. location: the
-    success has a Location header; versioned: the route reads the version
-    header. creates names the path parameter of the resource the route
-    creates; its success links to the operations taking that parameter.
+    the route to their schemas. The API refuses any other query parameter
+    (``pool_api.app``), but with match_filters, which takes Digital Rebar
+    filters as well (``pool_conductor.filters.is_filter``). errors are the
+    route's own error statuses: those of versions, authentication and
+    bodies come along. location: the success has a Location header;
+    versioned: the route reads the version header. creates names the path
+    parameter of the resource the route creates; its success links to the
+    operations taking that parameter.
     """
     summary: str
     tag: str
@@ -155,10 +160,16 @@ class Doc:
     query: tuple[str, ...] = ()
     sort_keys: tuple[str, ...] = ()
     filters: Mapping[str, dict] = dataclasses.field(default_factory=dict)
+    match_filters: bool = False
     errors: tuple[int, ...] = ()
     location: bool = False
     versioned: bool = True
     creates: str | None = None
+
+    @functools.cached_property
+    def query_names(self) -> frozenset[str]:
+        """The names of the query parameters the route documents."""
+        return frozenset(self.query) | frozenset(self.filters)
 
 
 _ERRORS = {
@@ -250,6 +261,13 @@ def _responses(op: Doc, public: bool) -> dict:
     return responses
 
 
+_MATCH_FILTERS = ('Any other query parameter is a Digital Rebar filter, '
+                  'which may be repeated: a function call on a field or '
+                  'param (cpus=Gte(4)), or a plain value on one of the '
+                  'fields %s (pool=web). Any other parameter is refused.'
+                  % ', '.join(filters.FIELDS))
+
+
 def _operation(route, path_params: list, public: bool) -> dict:
     """The operation of a route.
 
@@ -275,6 +293,8 @@ def _operation(route, path_params: list, public: bool) -> dict:
     operation = {'operationId': route.handler.__name__,
                  'summary': op.summary,
                  'tags': [op.tag]}
+    if op.match_filters:
+        operation['description'] = _MATCH_FILTERS
     if parameters:
         operation['parameters'] = parameters
     if op.body:

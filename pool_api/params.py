@@ -10,6 +10,12 @@ from pool_conductor.conf import CONF
 from pool_conductor import exception
 
 
+def route_doc():
+    """The ``Doc`` of the route of the request: the query parameters the
+    API takes are those it lists."""
+    return flask.current_app.config['DOCS'][flask.request.endpoint]
+
+
 def get_bool(name: str) -> bool | None:
     """A boolean query parameter, None when absent.
 

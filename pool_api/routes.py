@@ -67,14 +67,15 @@ ROUTES = [
     Route('/v1/nodes', 'GET', nodes.list_nodes,
           Doc('List nodes', 'nodes', 'NodeList', query=_LIST,
               sort_keys=nodes.SORT_KEYS,
-              filters={**node_schemas.FILTERS, **_DETAIL})),
+              filters={**node_schemas.FILTERS, **_DETAIL},
+              match_filters=True)),
     Route('/v1/nodes', 'POST', nodes.create_node,
           Doc('Create a node', 'nodes', 'Node', status=201, body='NodeCreate',
               errors=(409,), location=True, creates='node_ident')),
     Route('/v1/nodes/detail', 'GET', nodes.list_nodes_detail,
           Doc('List nodes with all their fields', 'nodes', 'NodeList',
               query=_LIST, sort_keys=nodes.SORT_KEYS,
-              filters=node_schemas.FILTERS)),
+              filters=node_schemas.FILTERS, match_filters=True)),
     Route(NODE, 'GET', nodes.get_node,
           Doc('Show a node', 'nodes', 'Node', query=_FIELDS, errors=_MISSING)),
     Route(NODE, 'PATCH', nodes.update_node,
@@ -296,10 +297,17 @@ ROUTES = [
 ]
 
 
+def endpoint(route: Route) -> str:
+    """The Flask endpoint of a route."""
+    return '%s %s' % (route.method, route.rule)
+
+
 def register(app) -> None:
-    """Serve every route, and keep the table for the OpenAPI document."""
+    """Serve every route, and keep the table for the OpenAPI document and
+    the documents by endpoint for the query checks (``params.route_doc``).
+    """
     app.config['ROUTES'] = ROUTES
+    app.config['DOCS'] = {endpoint(route): route.doc for route in ROUTES}
     for route in ROUTES:
-        app.add_url_rule(
-            route.rule, endpoint='%s %s' % (route.method, route.rule),
-            view_func=route.handler, methods=[route.method])
+        app.add_url_rule(route.rule, endpoint=endpoint(route),
+                         view_func=route.handler, methods=[route.method])

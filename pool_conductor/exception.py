@@ -30,6 +30,14 @@ class InvalidParameterValue(Invalid):
     """%(err)s"""
 
 
+class UnknownArgument(Invalid):
+    """Unknown argument: "%(name)s\""""
+
+
+class RepeatedArgument(Invalid):
+    """Repeated argument: "%(name)s" may be given once."""
+
+
 class FilterTimeout(Invalid):
     """The filter took too long to evaluate (the limit is %(seconds)s
     seconds); use a simpler filter or regular expression."""

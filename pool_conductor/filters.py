@@ -56,6 +56,13 @@ def is_call(value: str) -> bool:
     return bool(_CALL.match(value))
 
 
+def is_filter(key: str, value: str) -> bool:
+    """Whether a query parameter is a filter: a function call on any
+    field or param (cpus=Gte(4)), or a plain value on a field (pool=web).
+    """
+    return is_call(value) or key in FIELDS
+
+
 def parse(key: str, value) -> Filter:
     """Parse one filter such as ``Eq(3)`` on key.
 

@@ -26,9 +26,10 @@ def before_call(context, case) -> None:
 
 @schemathesis.hook
 def filter_query(context, query) -> bool:
-    """Only the documented query parameters are made invalid: the API
-    leaves parameters it does not know alone (in node lists, any field
-    may be a filter), so an unknown one is not invalid input."""
+    """Only the documented query parameters are made invalid: in node
+    lists any other name may be a Digital Rebar filter, so an unknown
+    parameter is not always invalid input (elsewhere it is a 400, which
+    the unit tests check)."""
     if not query:
         return True
     known = {parameter.name for parameter in context.operation.query}

@@ -234,25 +234,22 @@ def _filters() -> dict:
     return filters
 
 
-# Query parameters that are not Digital Rebar filters.
-_LIST_PARAMS = {*schema.FILTERS, 'fields', 'limit', 'marker', 'sort_key',
-                'sort_dir', 'detail', 'project'}
-
-
 def _match_filters() -> list:
     """Digital Rebar filters among the query parameters.
 
-    A pool field (pool=web) or a function on any other field or param
-    (inventory/data/CPUS=Gte(4)); other parameters are left alone, as
-    Ironic's clients may send filters pool does not have.
+    Every parameter the route does not document is one (the API refused
+    the others before the handler ran, see ``pool_api.app``): a function
+    on a field or param (inventory/data/CPUS=Gte(4)), or a plain value on
+    a field (pool=web), which means Eq.
     """
+    documented = params.route_doc().query_names
     found = []
     for key, value in flask.request.args.items(multi=True):
-        if key in _LIST_PARAMS:
+        if key in documented:
             continue
         if node_filters.is_call(value):
             found.append(node_filters.parse(key, value))
-        elif key in node_filters.FIELDS:
+        else:
             quoted = value if key in node_filters.BOOLEAN_FIELDS else (
                 '"%s"' % value)
             found.append(node_filters.parse(key, 'Eq(%s)' % quoted))

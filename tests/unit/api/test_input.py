@@ -5,6 +5,7 @@ import re
 
 import sqlalchemy as sa
 
+from pool_api import openapi
 from pool_api import routes
 from pool_api import validation
 from pool_conductor.db import api as db_api
@@ -246,6 +247,66 @@ class TestQueryBoundary(base.APITestCase):
     def test_default_filter_cap(self):
         query = '&'.join('p%d=Eq(1)' % i for i in range(1000))
         self.assertError(400, self.get('/v1/nodes?' + query), 'at most 64')
+
+
+class TestQueryNames(base.APITestCase):
+    """Query parameters a route does not document are refused, as Ironic
+    refuses them; so are documented ones given twice."""
+
+    def setUp(self):
+        super().setUp()
+        self.document = openapi.build(routes.ROUTES)
+
+    def test_typos_are_400_naming_them(self):
+        for method, path, name in (
+                ('GET', '/v1/allocations?stat=active', 'stat'),
+                ('GET', '/v1/ports?adress=52:54:00:00:00:01', 'adress'),
+                ('POST', '/v1/pools/web/addMachines?cont=2', 'cont'),
+                ('GET', '/v1/nodes/n1?field=name', 'field'),
+                ('DELETE', '/v1/nodes/n1?node_uuid=' + NODE_UUID, 'node_uuid'),
+                ('GET', '/v1/pools?limit=1', 'limit'),
+                ('GET', '/v1/nodes/detail?detail=true', 'detail')):
+            self.assertError(400, self.request(method, path),
+                             'Unknown argument: "%s"' % name)
+
+    def test_repeated_parameters_are_400_naming_them(self):
+        for path, name in (
+                ('/v1/allocations?limit=1&limit=2', 'limit'),
+                ('/v1/nodes?limit=1&limit=1', 'limit'),
+                ('/v1/nodes?fields=name&cpus=Gte(1)&fields=uuid', 'fields')):
+            self.assertError(400, self.get(path),
+                             'Repeated argument: "%s"' % name)
+
+    def test_bad_names_are_checked_before_unknown_ones(self):
+        self.assertError(400, self.get('/v1/allocations?a%00b=1'), 'NUL')
+
+    def test_unknown_routes_keep_their_404(self):
+        self.assertError(404, self.get('/v1/nowhere?x=1'))
+
+    def documented(self, route) -> set[str]:
+        """The query parameters the OpenAPI document lists for route."""
+        path, path_params = openapi.openapi_path(route.rule)
+        operation = self.document['paths'][path][route.method.lower()]
+        names = {p['name'] if 'name' in p else p['$ref'].rsplit('/', 1)[1]
+                 for p in operation.get('parameters', ())}
+        return names - {'Microversion', *path_params}
+
+    def test_every_documented_parameter_is_taken(self):
+        for route in routes.ROUTES:
+            path = re.sub(r'<\w+>', 'x', route.rule)
+            query = '&'.join('%s=1' % name
+                             for name in sorted(self.documented(route)))
+            resp = self.request(route.method, path + '?' + query)
+            if resp.status_code == 400:
+                self.assertNotRegex(self.assertError(400, resp),
+                                    '(Unknown|Repeated) argument',
+                                    '%s %s' % (route.method, route.rule))
+
+    def test_the_check_takes_what_the_document_lists(self):
+        for route in routes.ROUTES:
+            self.assertEqual(self.documented(route),
+                             set(route.doc.query_names),
+                             '%s %s' % (route.method, route.rule))
 
 
 class TestCheckDocument(base.APITestCase):

@@ -388,11 +388,24 @@ class TestNodeListFilters(PoolAPITestCase):
             'pool=default&pool_status=Free&runnable=true'))
         self.assertEqual([], self.names('pool=web'))
 
+    def test_a_range_is_two_calls_on_one_key(self):
+        self.assertEqual(['n1'], self.names(
+            'inventory/data/CPUS=Gte(4)&inventory/data/CPUS=Lt(8)'))
+        self.assertEqual(['n0', 'n2'], self.names(
+            'inventory/data/CPUS=Ne(4)&name=In(n0,n2)&pool=default'))
+
+    def test_the_detail_list_takes_filters_too(self):
+        resp = self.get('/v1/nodes/detail?inventory/data/CPUS=Gt(4)')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(['n2'], [n['name']
+                                  for n in resp.get_json()['nodes']])
+
     def test_ironic_filters_keep_their_meaning(self):
         self.assertEqual(['n0', 'n1', 'n2'],
                          self.names('provision_state=available'))
-        # An unknown plain parameter is ignored, as before.
-        self.assertEqual(['n0', 'n1', 'n2'], self.names('sharded=true'))
+        # A plain value on a name pool does not know is not a filter.
+        self.assertError(400, self.get('/v1/nodes?sharded=true'),
+                         'Unknown argument: "sharded"')
 
     def test_malformed_filter_is_400_naming_the_key(self):
         self.assertError(400, self.get('/v1/nodes?cpus=Foo(3)'), '"cpus"')
