@@ -174,7 +174,8 @@ def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
     """
     if conf is not None and conf is not CONF:
         raise ValueError('pool_api reads the global pool_conductor CONF')
-    app = flask.Flask('pool_api')
+    # Every route is in the route table: no static files.
+    app = flask.Flask('pool_api', static_folder=None)
     app.url_map.strict_slashes = False
     app.json.sort_keys = False
     app.config['RPCAPI'] = rpcapi.ConductorAPI()

@@ -282,6 +282,9 @@ class TestQueryNames(base.APITestCase):
 
     def test_unknown_routes_keep_their_404(self):
         self.assertError(404, self.get('/v1/nowhere?x=1'))
+        # Every route the application has is in the route table.
+        for path in ('/static/x', '/static/x?x=1'):
+            self.assertError(404, self.get(path))
 
     def documented(self, route) -> set[str]:
         """The query parameters the OpenAPI document lists for route."""
