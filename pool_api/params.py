@@ -121,3 +121,42 @@ def next_link(collection_path: str, items: list, limit: int) -> str | None:
     args += [('limit', str(limit)), ('marker', items[-1].uuid)]
     return '%s%s?%s' % (links.base_url(), collection_path,
                         urllib.parse.urlencode(args))
+
+
+# The version from which a list takes ?detail=true, as Ironic's nodes and
+# ports do.
+DETAIL_PARAM = 43
+
+
+def get_list_fields(visible, short, detail: bool) -> list[str]:
+    """The fields of a list's items: those ?fields names, else every
+    visible one for a detailed list (the /detail collection, or ?detail
+    from 1.43), else the short ones.
+
+    :raises: NotAcceptable for ?detail below 1.43, InvalidParameterValue
+        for ?detail with ?fields or an unknown field
+    """
+    fields = get_fields(visible)
+    if not detail and flask.request.args.get('detail') is not None:
+        if not microversion.at_least(DETAIL_PARAM):
+            raise exception.NotAcceptable(
+                'The detail parameter needs API version 1.%d or newer.'
+                % DETAIL_PARAM)
+        detail = bool(get_bool('detail'))
+    if detail and fields is not None:
+        raise exception.InvalidParameterValue(
+            err='Can not specify ?detail=True and fields in the same '
+                'request.')
+    if fields is None:
+        return list(visible if detail else short)
+    return fields
+
+
+def page(collection: str, items: list, limit: int, shown: list):
+    """The answer to a list request: {collection: shown}, with the link
+    to the next page when this one is full."""
+    body = {collection: shown}
+    next_url = next_link(flask.request.path.rstrip('/'), items, limit)
+    if next_url:
+        body['next'] = next_url
+    return flask.jsonify(body)

@@ -177,11 +177,8 @@ def list_allocations():
     allocs = allocations_db.list_allocations(
         flask.g.context, filters, limit=limit, marker=params.get_marker(),
         sort_key=sort_key, sort_dir=sort_dir)
-    body = {'allocations': [to_dict(a, fields) for a in allocs]}
-    next_url = params.next_link('/v1/allocations', allocs, limit)
-    if next_url:
-        body['next'] = next_url
-    return flask.jsonify(body)
+    return params.page('allocations', allocs, limit,
+                       [to_dict(a, fields) for a in allocs])
 
 
 def get_allocation(allocation_ident):

@@ -116,12 +116,9 @@ def list_claims():
         flask.g.context, filters, limit=limit, marker=params.get_marker(),
         sort_key=sort_key, sort_dir=sort_dir)
     machines = claims_db.machines(flask.g.context, [c.id for c in found])
-    body = {'claims': [to_dict(c, machines.get(c.id, []), fields)
-                       for c in found]}
-    next_url = params.next_link('/v1/claims', found, limit)
-    if next_url:
-        body['next'] = next_url
-    return flask.jsonify(body)
+    return params.page('claims', found, limit,
+                       [to_dict(c, machines.get(c.id, []), fields)
+                        for c in found])
 
 
 def get_claim(claim_ident):

@@ -27,7 +27,6 @@ PROVISION_STATE_FILTER = 9
 RAID_CONFIG = 12
 DRIVER_FILTER = 16
 MANAGEMENT_VERBS = 4
-DETAIL_PARAM = 43
 CONFIGDRIVE_DICT = 56
 CONFIGDRIVE_VENDOR_DATA = 59
 
@@ -259,17 +258,7 @@ def _match_filters() -> list:
 def _list(detail: bool):
     policy.authorize('baremetal:node:list')
     project = policy.project_scope('baremetal:node:list_all')
-    visible = _visible_fields()
-    fields = params.get_fields(visible)
-    if not detail and flask.request.args.get('detail') is not None:
-        _require_version(DETAIL_PARAM, 'The detail parameter')
-        detail = bool(params.get_bool('detail'))
-    if detail and fields is not None:
-        raise exception.InvalidParameterValue(
-            err='Can not specify ?detail=True and fields in the same '
-                'request.')
-    if fields is None:
-        fields = visible if detail else SHORT_FIELDS
+    fields = params.get_list_fields(_visible_fields(), SHORT_FIELDS, detail)
     limit = params.get_limit()
     sort_key, sort_dir = params.get_sort(
         [k for k in SORT_KEYS if _visible(k)])
@@ -278,12 +267,8 @@ def _list(detail: bool):
     nodes = nodes_db.list_nodes(flask.g.context, filters, limit=limit,
                                 marker=params.get_marker(),
                                 sort_key=sort_key, sort_dir=sort_dir)
-    body = {'nodes': [present(n, fields) for n in nodes]}
-    next_url = params.next_link(flask.request.path.rstrip('/'), nodes,
-                                limit)
-    if next_url:
-        body['next'] = next_url
-    return flask.jsonify(body)
+    return params.page('nodes', nodes, limit,
+                       [present(n, fields) for n in nodes])
 
 
 def list_nodes():

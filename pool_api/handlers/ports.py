@@ -159,20 +159,7 @@ def _list_node(node_ident: str | None):
 def _list(detail: bool, node_ident: str | None = None):
     policy.authorize('baremetal:port:list')
     project = policy.project_scope('baremetal:port:list_all')
-    visible = _visible_fields()
-    fields = params.get_fields(visible)
-    if not detail and flask.request.args.get('detail') is not None:
-        if not microversion.at_least(nodes.DETAIL_PARAM):
-            raise exception.NotAcceptable(
-                'The detail parameter needs API version 1.%d or newer.'
-                % nodes.DETAIL_PARAM)
-        detail = bool(params.get_bool('detail'))
-    if detail and fields is not None:
-        raise exception.InvalidParameterValue(
-            err='Can not specify ?detail=True and fields in the same '
-                'request.')
-    if fields is None:
-        fields = visible if detail else SHORT_FIELDS
+    fields = params.get_list_fields(_visible_fields(), SHORT_FIELDS, detail)
     limit = params.get_limit()
     sort_key, sort_dir = params.get_sort(
         [k for k in SORT_KEYS if _visible(k)])
@@ -186,12 +173,8 @@ def _list(detail: bool, node_ident: str | None = None):
     found = ports_db.list_ports(flask.g.context, filters, limit=limit,
                                 marker=params.get_marker(),
                                 sort_key=sort_key, sort_dir=sort_dir)
-    body = {'ports': [to_dict(p, fields) for p in found]}
-    next_url = params.next_link(flask.request.path.rstrip('/'), found,
-                                limit)
-    if next_url:
-        body['next'] = next_url
-    return flask.jsonify(body)
+    return params.page('ports', found, limit,
+                       [to_dict(p, fields) for p in found])
 
 
 def list_ports():
