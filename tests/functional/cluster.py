@@ -347,6 +347,22 @@ class ClusterTestMixin:
         self.assertEqual(expected, status, answer)
         return answer
 
+    def enroll(self, count: int, resource_class: str) -> list[str]:
+        """Nodes node-0 to node-<count - 1>, powered off and available;
+        their UUIDs."""
+        uuids = []
+        for i in range(count):
+            node = self.request('POST', '/v1/nodes', {
+                'driver': 'fake-hardware', 'resource_class': resource_class,
+                'name': 'node-%d' % i}, expected=201)
+            for path, body in [('power', {'target': 'power off'}),
+                               ('provision', {'target': 'manage'}),
+                               ('provision', {'target': 'provide'})]:
+                self.request('PUT', '/v1/nodes/%s/states/%s'
+                             % (node['uuid'], path), body, expected=202)
+            uuids.append(node['uuid'])
+        return uuids
+
 
 class PoolServer(fixtures.Fixture):
     """A pool-server process on a free port, its SQLite in a temp dir.

@@ -32,15 +32,7 @@ class ClaimClusterMixin(cluster.ClusterTestMixin):
 
     def test_claims_bound_taken_over_and_expired(self):
         self.request('POST', '/v1/pools', {'name': 'lab'}, expected=201)
-        for i in range(NODES):
-            node = self.request('POST', '/v1/nodes', {
-                'driver': 'fake-hardware', 'resource_class': 'lab',
-                'name': 'node-%d' % i}, expected=201)
-            for path, body in [('power', {'target': 'power off'}),
-                               ('provision', {'target': 'manage'}),
-                               ('provision', {'target': 'provide'})]:
-                self.request('PUT', '/v1/nodes/%s/states/%s'
-                             % (node['uuid'], path), body, expected=202)
+        self.enroll(NODES, 'lab')
         self.request('POST', '/v1/pools/lab/addMachines',
                      {'all_machines': True})
         self.request('POST', '/v1/providers', {

@@ -23,15 +23,7 @@ class ExpiryMixin(cluster.ClusterTestMixin):
         status, pool = self.cluster.request('POST', '/v1/pools', {
             'name': 'leases', 'lifespan': {'maximum': '1h'}})
         self.assertEqual(201, status, pool)
-        for i in range(NODES):
-            node = self.request('POST', '/v1/nodes', {
-                'driver': 'fake-hardware', 'resource_class': 'lease',
-                'name': 'node-%d' % i}, expected=201)
-            for path, body in [('power', {'target': 'power off'}),
-                               ('provision', {'target': 'manage'}),
-                               ('provision', {'target': 'provide'})]:
-                self.request('PUT', '/v1/nodes/%s/states/%s'
-                             % (node['uuid'], path), body, expected=202)
+        self.enroll(NODES, 'lease')
         self.request('POST', '/v1/pools/leases/addMachines',
                      {'all_machines': True})
         later = (datetime.datetime.now(datetime.timezone.utc)

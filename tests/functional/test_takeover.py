@@ -20,25 +20,8 @@ class TakeoverTestCase(cluster.ClusterTestMixin, testtools.TestCase):
     # both conductors get some.
     API_OPTIONS = {'allocation_cast_interval': 0}
 
-    def enroll(self, count):
-        uuids = []
-        for i in range(count):
-            status, node = self.cluster.request('POST', '/v1/nodes', {
-                'driver': 'fake-hardware', 'resource_class': 'takeover',
-                'name': 'node-%d' % i})
-            self.assertEqual(201, status, node)
-            for path, body in [('power', {'target': 'power off'}),
-                               ('provision', {'target': 'manage'}),
-                               ('provision', {'target': 'provide'})]:
-                status, _ = self.cluster.request(
-                    'PUT', '/v1/nodes/%s/states/%s' % (node['uuid'], path),
-                    body)
-                self.assertEqual(202, status)
-            uuids.append(node['uuid'])
-        return uuids
-
     def test_sigkill_conductor_with_allocating_rows(self):
-        self.enroll(NODES)
+        self.enroll(NODES, 'takeover')
         victim, survivor = self.cluster.hosts
         # A frozen conductor still looks alive, so the API keeps sending it
         # allocations that it cannot process: they stay allocating.
