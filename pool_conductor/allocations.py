@@ -31,8 +31,8 @@ from pool_conductor import states
 
 LOG = log.getLogger(__name__)
 
-# What claim_node() tells its caller.
-CLAIMED = 'claimed'       # a node was claimed, the allocation is active
+# What allocate_one() tells its caller.
+ALLOCATED = 'allocated'   # a node was given, the allocation is active
 FAILED = 'failed'         # no node matches: the allocation is in error
 BUSY = 'busy'             # matching nodes exist but all are locked now
 GONE = 'gone'             # deleted, finished, or handled by another host
@@ -66,7 +66,7 @@ def _pivot(max_node_id: int) -> int:
     return random.randint(0, max_node_id) if max_node_id > 0 else 0
 
 
-def _claim(conn, alloc, pivot: int, count: int = 1,
+def _lock_free(conn, alloc, pivot: int, count: int = 1,
            exclude=()) -> list:
     """Lock up to count free nodes matching alloc.
 
@@ -105,14 +105,14 @@ def _give(conn, pairs: list, host: str) -> None:
                             allocation_id=alloc.id,
                             traits=tuple(alloc.traits or ()))
               for alloc, row in pairs]
-    if not binding.claim(conn, grants, free=True):
+    if not binding.grant(conn, grants, free=True):
         raise _Rollback(BUSY)
     if binding_db.activate_allocations(
             conn, {a.id: r.id for a, r in pairs}, host) != len(pairs):
         raise _Rollback(GONE)
 
 
-def claim_node(context, alloc_id: int, host: str,
+def allocate_one(context, alloc_id: int, host: str,
                  max_node_id: int) -> str:
     """Run the allocation algorithm for one allocation in one transaction.
 
@@ -120,7 +120,7 @@ def claim_node(context, alloc_id: int, host: str,
     allocation's pool from a random start. Every write is guarded by the
     allocation still being allocating on this host.
 
-    :returns: CLAIMED, FAILED (recorded as error on the allocation), BUSY
+    :returns: ALLOCATED, FAILED (recorded as error on the allocation), BUSY
         (all matching nodes are locked by other transactions: retry), or
         GONE (the allocation is not this host's to process any more).
     """
@@ -130,7 +130,7 @@ def claim_node(context, alloc_id: int, host: str,
             if not allocs:
                 return GONE
             alloc = allocs[0]
-            rows = _named(conn, alloc) or _claim(conn, alloc,
+            rows = _named(conn, alloc) or _lock_free(conn, alloc,
                                                  _pivot(max_node_id))
             if not rows:
                 if allocations_db.free_nodes(conn, alloc, pool_of(alloc),
@@ -142,7 +142,7 @@ def claim_node(context, alloc_id: int, host: str,
                                     % _describe(alloc))
                 return FAILED
             _give(conn, [(alloc, rows[0])], host)
-            return CLAIMED
+            return ALLOCATED
     except _Rollback as exc:
         return exc.args[0]
     except db_exc.DBDuplicateEntry:
@@ -160,7 +160,7 @@ def _criteria(alloc) -> tuple:
             tuple(alloc.candidate_nodes or ()), alloc.owner, pool_of(alloc))
 
 
-def claim_nodes(context, alloc_ids: list[int], host: str,
+def allocate_batch(context, alloc_ids: list[int], host: str,
                   max_node_id: int) -> set[int]:
     """Claim nodes for several allocations in one transaction.
 
@@ -169,7 +169,7 @@ def claim_nodes(context, alloc_ids: list[int], host: str,
     LOCKED, from a random start); the binding writer gives them all with
     one statement, so a batch costs a handful of round trips whatever its
     size. Allocations that find no node here or that changed meanwhile
-    are left out: claim_node() handles each of those on its own.
+    are left out: allocate_one() handles each of those on its own.
 
     :returns: the ids of the allocations that are active now.
     """
@@ -187,7 +187,7 @@ def claim_nodes(context, alloc_ids: list[int], host: str,
                 if named:
                     pairs.append((alloc, named[0]))
             for group in groups.values():
-                rows = _claim(conn, group[0], _pivot(max_node_id),
+                rows = _lock_free(conn, group[0], _pivot(max_node_id),
                               len(group), exclude=[r.id for _, r in pairs])
                 # Fewer nodes than allocations: the rest get none here.
                 pairs.extend(zip(group, rows, strict=False))
@@ -329,7 +329,7 @@ def _backfill(context, values: dict, node) -> models.Allocation:
                 binding_db.update_nodes(conn, {node.id: {
                     'allocation_id': alloc_id}},
                     generations={node.id: node.generation})
-            elif not binding.claim(conn, [grant],
+            elif not binding.grant(conn, [grant],
                                    generations={node.id: node.generation}):
                 raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
     except db_exc.DBDuplicateEntry as exc:
@@ -460,7 +460,7 @@ class AllocationWorker:
         if len(allocation_ids) > 1:
             context = pool_context.get_admin_context()
             try:
-                served = claim_nodes(
+                served = allocate_batch(
                     context, allocation_ids, self.host,
                     self._max_node_id(context))
             except Exception as exc:
@@ -481,7 +481,7 @@ class AllocationWorker:
     def process(self, allocation_id: int) -> str | None:
         """Claim a node for an allocation; never raises.
 
-        :returns: the outcome of claim_node(), or None when
+        :returns: the outcome of allocate_one(), or None when
             the database could not be reached (the allocation stays
             allocating and is retried later).
         """
@@ -489,7 +489,7 @@ class AllocationWorker:
 
         def attempt() -> str:
             try:
-                return claim_node(context, allocation_id, self.host,
+                return allocate_one(context, allocation_id, self.host,
                                     self._max_node_id(context))
             except db_exc.DBDeadlock:
                 return BUSY

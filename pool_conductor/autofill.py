@@ -216,7 +216,8 @@ class AutoFiller:
             creating = counts.get(states.POOL_CREATING, 0)
             coming = sum(counts.get(s, 0) for s in (
                 states.POOL_FREE, states.POOL_CREATING, states.POOL_JOINING,
-                states.POOL_HOLD_JOIN, 'incoming'))
+                states.POOL_HOLD_JOIN)) + autofill_db.incoming_count(
+                conn, name)
             need = settings.min_free - coming
             if need > 0 and settings.acquire_pool:
                 nodes = autofill_db.lock_free_nodes(

@@ -1,10 +1,10 @@
 """The one writer of the node/allocation binding and of pool membership.
 
 Every path that gives a node to an allocation or an instance (the
-conductor's claim, backfill, allocateMachines, a node PATCH of
+allocation worker, backfill, allocateMachines, a node PATCH of
 instance_uuid), frees one (deleting an allocation, returnMachines,
 returnToPool, a node PATCH, undeploy, deleting a node) or moves one
-between pools (addMachines, removeMachines, AutoFill) calls claim(),
+between pools (addMachines, removeMachines, AutoFill) calls grant(),
 release() or move() in its transaction; machines brokers make and
 destroy enter and leave their pools through begin_creation(),
 finish_creation(), abandon_creation() and delete_destroyed(). Each
@@ -47,7 +47,7 @@ def _changed(node, values: dict) -> dict:
             if k not in lifecycle.ACTION_FIELDS or getattr(node, k) != v}
 
 
-def claim_values(conn, grants: list[Grant], request_actions=None,
+def grant_values(conn, grants: list[Grant], request_actions=None,
                  wait_for_stage: str | None = None) -> dict[int, dict]:
     """The fields of the nodes that giving them to consumers changes:
     their pools' allocate actions and the request's, then Building until
@@ -75,16 +75,16 @@ def claim_values(conn, grants: list[Grant], request_actions=None,
     return changes
 
 
-def claim(conn, grants: list[Grant], free: bool = False,
+def grant(conn, grants: list[Grant], free: bool = False,
           request_actions=None, wait_for_stage: str | None = None,
           generations: dict[int, int] | None = None) -> bool:
-    """Give nodes to consumers (claim_values()) with one compare-and-swap.
+    """Give nodes to consumers (grant_values()) with one compare-and-swap.
 
     :param free: each node must still be free (binding_db.NODE_IS_FREE).
     :param generations: node id -> the generation each must still be.
     :returns: whether every node was given (else the caller rolls back).
     """
-    changes = claim_values(conn, grants, request_actions, wait_for_stage)
+    changes = grant_values(conn, grants, request_actions, wait_for_stage)
     return binding_db.update_nodes(conn, changes, free=free,
                                    generations=generations) == len(changes)
 
@@ -216,7 +216,7 @@ def set_instance(context, node, instance_uuid: str, values: dict) -> None:
                 err='Cannot set the instance_uuid of node %s: it is %s in '
                     'pool %s, not Free.' % (node.uuid, current.pool_status,
                                             current.pool))
-        changes = claim_values(conn, [Grant(current, instance_uuid)])
+        changes = grant_values(conn, [Grant(current, instance_uuid)])
         changes[current.id].update(values)
         binding_db.update_nodes(conn, changes)
     _node_transaction(context, node, work)
@@ -362,7 +362,7 @@ def delete_node(context, node) -> None:
     _node_transaction(context, node, work)
 
 
-def advance(context, node, host: str, values: dict) -> bool:
+def report_driven(context, node, host: str, values: dict) -> bool:
     """Change a node a conductor drives through its workflow (its stage,
     runnable, last_error) and its pool status as that report moves it
     (progress()): the provisioners' one way to change a node.

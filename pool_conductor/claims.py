@@ -336,7 +336,7 @@ def _bind(conn, claim) -> None:
                           traits=tuple(sorted(set(
                               resource['template'].get('traits') or ())))))
     for key, grants in groups.items():
-        if not binding.claim(conn, grants, free=True,
+        if not binding.grant(conn, grants, free=True,
                              request_actions=json.loads(key)):
             raise _Rollback(BUSY, None)
     if not claims_db.update(conn, claim.id,

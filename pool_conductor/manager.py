@@ -22,5 +22,5 @@ class ConductorManager:
     def continue_provisioning(self, context, node_ids: list[int]) -> None:
         """Move on nodes the API recorded in a provision state in progress
         (deploying, deleting); never raises."""
-        provisioning.advance_all(pool_context.get_admin_context(),
+        provisioning.continue_nodes(pool_context.get_admin_context(),
                                  node_ids)

@@ -187,7 +187,7 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
             for n, uuid in zip(nodes, uuids, strict=True)])
         grants = [binding.Grant(node=n, instance_uuid=uuid, allocation_id=i)
                   for n, uuid, i in zip(nodes, uuids, ids, strict=True)]
-        if not binding.claim(conn, grants, free=True,
+        if not binding.grant(conn, grants, free=True,
                              request_actions=request.actions,
                              wait_for_stage=request.wait_for_stage):
             raise exception.ConcurrentUpdate(what='A node of pool %s'

@@ -67,7 +67,7 @@ def step(node) -> tuple[dict, bool] | None:
     return values, tears_down
 
 
-def advance(context, node_id: int) -> int:
+def continue_node(context, node_id: int) -> int:
     """Move a node on until its provision state is no longer in progress.
 
     :returns: how many steps were taken here (a node another conductor
@@ -80,12 +80,12 @@ def advance(context, node_id: int) -> int:
     return taken
 
 
-def advance_all(context, node_ids) -> int:
-    """advance() for each node; never raises.
+def continue_nodes(context, node_ids) -> int:
+    """continue_node() for each node; never raises.
 
     :returns: how many nodes were moved on.
     """
-    return rounds.run(lambda: node_ids, lambda node_id: advance(
+    return rounds.run(lambda: node_ids, lambda node_id: continue_node(
         context, node_id), 'moving on provision states')
 
 
@@ -96,5 +96,5 @@ def check(context) -> int:
     :returns: how many nodes were moved on.
     """
     return rounds.run(lambda: nodes_db.list_in_progress(
-        context, states.IN_PROGRESS, BATCH), lambda node_id: advance(
+        context, states.IN_PROGRESS, BATCH), lambda node_id: continue_node(
         context, node_id), 'moving on provision states')

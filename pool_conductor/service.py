@@ -42,7 +42,7 @@ class ConductorService:
     or cleaning, bind pending claims, release
     allocations and claims whose lifespan has ended, keep pools with
     autofill filled, and drive pool nodes through their workflows with the
-    provisioner: nodes no live conductor drives are claimed, and those this
+    provisioner: nodes no live conductor drives are taken, and those this
     host drove before a restart are resumed.
     """
 

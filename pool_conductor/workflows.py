@@ -10,32 +10,32 @@ from pool_conductor import rounds
 
 LOG = log.getLogger(__name__)
 
-# How many nodes one transaction claims.
-CLAIM_BATCH = 100
+# How many nodes one transaction takes.
+TAKE_BATCH = 100
 
 
-def claim_nodes(context, host: str) -> int:
+def take_nodes(context, host: str) -> int:
     """Drive the waiting nodes (Building, Destroying, held) that no live
     conductor drives: new ones, and those of dead conductors.
 
-    Nothing is claimed while this conductor's own heartbeat is stale: it
+    Nothing is taken while this conductor's own heartbeat is stale: it
     may be the one the others consider dead.
 
-    :returns: how many nodes were claimed.
+    :returns: how many nodes were taken.
     """
     alive = rounds.live_conductors(context, host)
     if alive is None:
         return 0
-    claimed = 0
+    taken = 0
     while True:
-        rows = workflows_db.claim_nodes(context, host, alive, CLAIM_BATCH)
+        rows = workflows_db.take_nodes(context, host, alive, TAKE_BATCH)
         for uuid, old_host in rows:
             if old_host is not None:
                 LOG.info('Took over node %(node)s from dead conductor '
                          '%(old)s', {'node': uuid, 'old': old_host})
-        claimed += len(rows)
-        if len(rows) < CLAIM_BATCH:
-            return claimed
+        taken += len(rows)
+        if len(rows) < TAKE_BATCH:
+            return taken
 
 
 def advance_nodes(context, host: str) -> int:
@@ -62,7 +62,7 @@ def advance_nodes(context, host: str) -> int:
                 break
             LOG.exception('The provisioner failed on node %s', node.uuid)
             try:
-                binding.advance(context, node, host, {
+                binding.report_driven(context, node, host, {
                     'runnable': False,
                     'last_error': 'Unexpected error of the provisioner: %s'
                                   % exc})
@@ -96,7 +96,7 @@ def _advance_locked(context, provisioner, node, host: str) -> bool:
 def check_workflows(context, host: str) -> None:
     """Claim nodes to drive and move them on; never raises."""
     try:
-        claim_nodes(context, host)
+        take_nodes(context, host)
         advance_nodes(context, host)
     except Exception as exc:
         LOG.warning('Checking workflows on %(host)s failed: %(exc)s',

@@ -148,7 +148,7 @@ class Fleet:
     def run_provisioning(self) -> None:
         """Move on the nodes cast in a provision state in progress."""
         casts, self.provision_casts = self.provision_casts, []
-        provisioning.advance_all(self.context, casts)
+        provisioning.continue_nodes(self.context, casts)
 
     def run_conductor(self, rounds: int) -> None:
         for _ in range(rounds):

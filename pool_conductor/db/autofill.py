@@ -43,9 +43,8 @@ def lock_pool(conn, name: str) -> sa.Row | None:
 
 
 def member_counts(conn, name: str) -> dict[str, int]:
-    """A pool's members per status, with 'incoming': the nodes Leaving
-    another pool for it. Free members held by a conductor's lock (on
-    their way out) are not counted."""
+    """A pool's members per status. Free members held by a conductor's
+    lock (on their way out) are not counted."""
     node = _NODES.c
     counts = dict(conn.execute(
         sa.select(node.pool_status, sa.func.count())
@@ -53,12 +52,16 @@ def member_counts(conn, name: str) -> dict[str, int]:
                sa.or_(node.pool_status != states.POOL_FREE,
                       node.reservation.is_(None)))
         .group_by(node.pool_status)).all())
-    counts['incoming'] = conn.execute(
-        sa.select(sa.func.count()).where(
-            node.pool_destination == name,
-            node.pool_status.in_((states.POOL_LEAVING,
-                                  states.POOL_HOLD_LEAVE)))).scalar_one()
     return counts
+
+
+def incoming_count(conn, name: str) -> int:
+    """The nodes Leaving another pool for a pool."""
+    node = _NODES.c
+    return conn.execute(sa.select(sa.func.count()).where(
+        node.pool_destination == name,
+        node.pool_status.in_((states.POOL_LEAVING,
+                              states.POOL_HOLD_LEAVE)))).scalar_one()
 
 
 def lock_free_nodes(conn, pool: str, count: int,

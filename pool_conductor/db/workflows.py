@@ -21,32 +21,32 @@ _DRIVEN = sa.select(
         ).order_by(_NODES.c.id)
 
 
-def _unclaimed(alive: list[str]) -> tuple:
+def _undriven(alive: list[str]) -> tuple:
     """Waiting nodes that no conductor drives, or a dead one."""
     affinity = _NODES.c.pool_conductor_affinity
     return (_NODES.c.pool_status.in_(states.POOL_WAITING),
             sa.or_(affinity.is_(None), affinity.not_in(alive)))
 
 
-def claim_nodes(context, host: str, alive: list[str],
+def take_nodes(context, host: str, alive: list[str],
                 limit: int) -> list[tuple[str, str | None]]:
     """Make a conductor drive up to limit waiting nodes that no live
     conductor drives.
 
     The candidates are locked with SKIP LOCKED where the backend has it
     (SQLite: the database lock of BEGIN IMMEDIATE), so that conductors
-    claiming at the same time take different nodes, and taken with a
+    taking nodes at the same time take different nodes, and taken with a
     compare-and-swap on their affinity: of two conductors that both saw a
-    node unclaimed, exactly one gets it.
+    node undriven, exactly one gets it.
 
     :param alive: the hostnames of the live conductors, host among them.
-    :returns: (uuid, previous affinity) of each node claimed now.
+    :returns: (uuid, previous affinity) of each node taken now.
     """
-    unclaimed = _unclaimed(alive)
+    undriven = _undriven(alive)
     with api.writer_connection(context) as conn:
         q = (sa.select(_NODES.c.id, _NODES.c.uuid,
                        _NODES.c.pool_conductor_affinity)
-             .where(*unclaimed).order_by(_NODES.c.id).limit(limit))
+             .where(*undriven).order_by(_NODES.c.id).limit(limit))
         if api.backend_supports_skip_locked(conn):
             q = q.with_for_update(skip_locked=True)
         rows = conn.execute(q).all()
@@ -54,13 +54,13 @@ def claim_nodes(context, host: str, alive: list[str],
             return []
         ids = [r.id for r in rows]
         res = conn.execute(
-            sa.update(_NODES).where(_NODES.c.id.in_(ids), *unclaimed)
+            sa.update(_NODES).where(_NODES.c.id.in_(ids), *undriven)
             .values(pool_conductor_affinity=host,
                     updated_at=api.utcnow()))
         if res.rowcount == len(rows):
             return [(r.uuid, r.pool_conductor_affinity) for r in rows]
         # Some changed between the read and the update (a return): only
-        # those now ours were claimed.
+        # those now ours were taken.
         ours = set(conn.scalars(sa.select(_NODES.c.id).where(
             _NODES.c.id.in_(ids),
             _NODES.c.pool_conductor_affinity == host)))

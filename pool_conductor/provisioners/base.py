@@ -11,7 +11,7 @@ class Provisioner(abc.ABC):
     check_workflows_interval`` seconds for each Building or Destroying
     node it drives that is due(), holding the node's lock (its
     reservation) meanwhile. A provisioner changes a node only with
-    pool_conductor.binding.advance(), a compare-and-swap that moves the
+    pool_conductor.binding.report_driven(), a compare-and-swap that moves the
     node's pool status on as a stage report does.
     """
 

@@ -56,7 +56,7 @@ class FakeProvisioner(base.Provisioner):
         if binding.progress(context, node, {}):
             # At its wait stage or not runnable already: only its pool
             # status lags behind.
-            return binding.advance(context, node, host, {
+            return binding.report_driven(context, node, host, {
                 'runnable': node.runnable is not False})
         stages = workflows_db.workflow_stages(context, node.workflow)
         if stages is None:
@@ -80,7 +80,7 @@ class FakeProvisioner(base.Provisioner):
                 % (stage, node.workflow, FAIL_AT_STAGE)))
         elif params.get(NOT_RUNNABLE_AT_STAGE) == stage:
             values.update(runnable=False)
-        moved = binding.advance(context, node, host, values)
+        moved = binding.report_driven(context, node, host, values)
         if moved:
             LOG.debug('Node %(node)s entered stage %(stage)s of workflow '
                       '%(workflow)s%(held)s',
@@ -94,5 +94,5 @@ class FakeProvisioner(base.Provisioner):
     def _hold(context, node: sa.Row, host: str, error: str) -> bool:
         LOG.warning('Node %(node)s cannot go on: %(error)s',
                     {'node': node.uuid, 'error': error})
-        return binding.advance(context, node, host, {
+        return binding.report_driven(context, node, host, {
             'runnable': False, 'last_error': error})

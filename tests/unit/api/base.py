@@ -41,7 +41,7 @@ class APITestCase(base.TestCase):
         """Have a conductor move on the nodes cast to it in a provision
         state in progress (deploying to active, deleting to available)."""
         casts, self.provision_casts = self.provision_casts, []
-        provisioning.advance_all(self.context, [n for n, _h in casts])
+        provisioning.continue_nodes(self.context, [n for n, _h in casts])
 
     def request(self, method, path, body=None, version=None, headers=None,
                 raw=None):

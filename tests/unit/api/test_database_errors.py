@@ -123,7 +123,7 @@ class TestWorker(base.APITestCase):
 
     def test_outage_is_left_to_retry(self):
         for name, error in UNAVAILABLE:
-            with mock.patch.object(allocations, 'claim_node',
+            with mock.patch.object(allocations, 'allocate_one',
                                    side_effect=error):
                 self.assertIsNone(self.worker.process(self.alloc.id), name)
             self.assertEqual('allocating', self.state(), name)
@@ -131,7 +131,7 @@ class TestWorker(base.APITestCase):
     def test_refusal_is_recorded(self):
         error = operational(pymysql.err.OperationalError(
             4042, 'Syntax error in JSON path'))
-        with mock.patch.object(allocations, 'claim_node',
+        with mock.patch.object(allocations, 'allocate_one',
                                side_effect=error):
             self.worker.process(self.alloc.id)
         self.assertEqual('error', self.state())

@@ -30,7 +30,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_reserves_matching_node(self):
         node = self.create_node(name='n1')
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.CLAIMED, outcome)
+        self.assertEqual(allocations.ALLOCATED, outcome)
         self.assertEqual('active', alloc.state)
         self.assertEqual(node.uuid, alloc.node_uuid)
         self.assertIsNone(alloc.last_error)
@@ -144,12 +144,12 @@ class AllocationWorkerTestCase(base.TestCase):
             'connect', {}, Exception('Connection refused'))
         for error in (db_exc.DBConnectionError(), refused,
                       sa.exc.TimeoutError('pool exhausted')):
-            with mock.patch.object(allocations, 'claim_node',
+            with mock.patch.object(allocations, 'allocate_one',
                                    side_effect=error):
                 self.assertIsNone(self.worker.process(alloc.id))
             self.assertEqual('allocating', allocations_db.get_allocation(
                 self.context, alloc.uuid).state)
-        self.assertEqual(allocations.CLAIMED,
+        self.assertEqual(allocations.ALLOCATED,
                          self.worker.process(alloc.id))
 
 
@@ -175,7 +175,7 @@ class BatchTestCase(base.TestCase):
     def test_batch_takes_distinct_nodes(self):
         nodes = {self.create_node().uuid for _ in range(6)}
         ids = self.queue(4)
-        served = allocations.claim_nodes(self.context, ids,
+        served = allocations.allocate_batch(self.context, ids,
                                               'test-host', 0)
         self.assertEqual(set(ids), served)
         allocs = self.states(ids)
@@ -232,7 +232,7 @@ class BatchTestCase(base.TestCase):
         self.create_node(name='node-1')
         ids = self.queue(1) + self.queue(1, name='node-0')
         # Pivot 0: the claim of the first allocation starts at node-0.
-        self.assertEqual(set(ids), allocations.claim_nodes(
+        self.assertEqual(set(ids), allocations.allocate_batch(
             self.context, ids, 'test-host', 0))
         anonymous, named = self.states(ids)
         self.assertEqual('node-0', nodes_db.get_node(
@@ -248,7 +248,7 @@ class BatchTestCase(base.TestCase):
         allocations.destroy(
             self.context, allocations_db.get_allocation_by_id(
                 self.context, mine[1]).uuid)
-        served = allocations.claim_nodes(
+        served = allocations.allocate_batch(
             self.context, mine + other, 'test-host', 0)
         self.assertEqual({mine[0]}, served)
         self.assertEqual('allocating', self.states(other)[0].state)
@@ -257,8 +257,8 @@ class BatchTestCase(base.TestCase):
         for _ in range(20):
             self.create_node()
         ids = self.queue(20)
-        with mock.patch.object(allocations, 'claim_nodes',
-                               wraps=allocations.claim_nodes) as spy:
+        with mock.patch.object(allocations, 'allocate_batch',
+                               wraps=allocations.allocate_batch) as spy:
             for alloc_id in ids:
                 self.worker.submit(alloc_id)
             self.worker.stop()
@@ -271,7 +271,7 @@ class BatchTestCase(base.TestCase):
         self.create_node()
         self.create_node()
         ids = self.queue(2)
-        with mock.patch.object(allocations, 'claim_nodes',
+        with mock.patch.object(allocations, 'allocate_batch',
                                side_effect=db_exc.DBConnectionError()):
             self.worker.process_batch(ids)
         self.assertEqual({'allocating'},

@@ -294,12 +294,12 @@ class TestClaims(WorkflowTestCase):
         conductors_db.register_conductor(self.context, 'other-host')
         uuids = self.allocate(count=3)
         alive = ['other-host', 'test-host']
-        claimed = workflows_db.claim_nodes(self.context, 'test-host', alive,
+        claimed = workflows_db.take_nodes(self.context, 'test-host', alive,
                                            10)
         self.assertEqual(sorted((u, None) for u in uuids), sorted(claimed))
-        self.assertEqual([], workflows_db.claim_nodes(
+        self.assertEqual([], workflows_db.take_nodes(
             self.context, 'other-host', alive, 10))
-        self.assertEqual(0, workflows.claim_nodes(self.context,
+        self.assertEqual(0, workflows.take_nodes(self.context,
                                                   'other-host'))
         # The other conductor does not move them.
         self.tick('other-host')
@@ -308,7 +308,7 @@ class TestClaims(WorkflowTestCase):
     def test_claims_in_batches(self):
         self.patch(workflows, 'CLAIM_BATCH', 2)
         uuids = self.allocate(count=5)
-        self.assertEqual(5, workflows.claim_nodes(self.context, 'test-host'))
+        self.assertEqual(5, workflows.take_nodes(self.context, 'test-host'))
         self.assertEqual({'test-host'},
                          {self.node(u).pool_conductor_affinity
                           for u in uuids})
@@ -316,7 +316,7 @@ class TestClaims(WorkflowTestCase):
     def test_moving_a_node_is_a_compare_and_swap(self):
         conductors_db.register_conductor(self.context, 'other-host')
         uuid, = self.allocate()
-        workflows.claim_nodes(self.context, 'test-host')
+        workflows.take_nodes(self.context, 'test-host')
         row, = workflows_db.list_driven_nodes(self.context, 'test-host')
         # Another conductor cannot move a node it does not drive.
         self.assertFalse(workflows_db.move_node(
@@ -339,7 +339,7 @@ class TestClaims(WorkflowTestCase):
                             .values(pool_status='HoldBuild',
                                     pool_conductor_affinity='dead-host'))
         with self.assertLogs('pool_conductor.workflows', 'INFO') as logs:
-            self.assertEqual(2, workflows.claim_nodes(self.context,
+            self.assertEqual(2, workflows.take_nodes(self.context,
                                                       'test-host'))
         self.assertIn('Took over node %s from dead conductor dead-host'
                       % uuid, '\n'.join(logs.output))
@@ -352,7 +352,7 @@ class TestClaims(WorkflowTestCase):
         conductors_db.register_conductor(self.context, 'other-host')
         uuid, = self.allocate()
         self.drive(uuid, 'other-host')
-        self.assertEqual(0, workflows.claim_nodes(self.context, 'test-host'))
+        self.assertEqual(0, workflows.take_nodes(self.context, 'test-host'))
         self.tick()
         node = self.node(uuid)
         self.assertEqual(('other-host', None),
@@ -364,7 +364,7 @@ class TestClaims(WorkflowTestCase):
         orphan, new = self.allocate(count=2)
         self.drive(orphan, 'dead-host')
         self.age_conductor('test-host')
-        self.assertEqual(0, workflows.claim_nodes(self.context, 'test-host'))
+        self.assertEqual(0, workflows.take_nodes(self.context, 'test-host'))
         self.tick()
         self.assertEqual(('dead-host', None),
                          (self.node(orphan).pool_conductor_affinity,
