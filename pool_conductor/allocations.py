@@ -21,34 +21,32 @@ from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
+from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
 
 LOG = log.getLogger(__name__)
 
-# What allocate_one() tells its caller.
-ALLOCATED = 'allocated'   # a node was given, the allocation is active
-FAILED = 'failed'         # no node matches: the allocation is in error
-BUSY = 'busy'             # matching nodes exist but all are locked now
-GONE = 'gone'             # deleted, finished, or handled by another host
+# What allocate_one() tells its caller: a node was given, the allocation
+# is active; or no node matches (recorded as its error), all matching
+# nodes are locked now, or it is not this conductor's to process.
+ALLOCATED = 'allocated'
+FAILED, BUSY, GONE = rounds.FAILED, rounds.BUSY, rounds.GONE
 
 # How long a cached highest node id is used to pick random start points.
 _MAX_ID_TTL = 5.0
-# Backoff while every matching node is locked by another transaction.
-_BUSY_SLEEP_MIN = 0.005
-_BUSY_SLEEP_MAX = 0.25
 
 
 def pool_of(alloc) -> str:
-    """The pool an allocation takes a node from: the one it names (POST
-    /v1/allocations with a pool records it in extra), else the default
-    pool."""
-    return (alloc.extra or {}).get('pool') or models.DEFAULT_POOL
+    """The pool an allocation takes a node from: the one its pool field
+    names, else the default pool (never its extra: that is the user's)."""
+    return alloc.pool or models.DEFAULT_POOL
 
 
 def _describe(alloc) -> str:
@@ -75,12 +73,12 @@ def _lock_free(conn, alloc, pivot: int, count: int = 1,
     same rows, and every probe is an index range scan.
     """
     pool = pool_of(alloc)
-    rows = allocations_db.free_nodes(conn, alloc, pool,
-                                     allocations_db.FROM_PIVOT, count,
+    rows = free_nodes.for_allocation(conn, alloc, pool,
+                                     free_nodes.FROM_PIVOT, count,
                                      pivot=pivot, exclude=exclude)
     if len(rows) < count and pivot > 0:
-        rows += allocations_db.free_nodes(
-            conn, alloc, pool, allocations_db.BEFORE_PIVOT,
+        rows += free_nodes.for_allocation(
+            conn, alloc, pool, free_nodes.BEFORE_PIVOT,
             count - len(rows), pivot=pivot, exclude=exclude)
     return rows
 
@@ -89,13 +87,8 @@ def _named(conn, alloc, exclude=()) -> list:
     """The free node named as the allocation, which it takes first."""
     if not alloc.name:
         return []
-    return allocations_db.free_nodes(conn, alloc, pool_of(alloc),
-                                     allocations_db.BY_NAME,
-                                     exclude=exclude)
-
-
-class _Rollback(Exception):
-    pass
+    return free_nodes.for_allocation(conn, alloc, pool_of(alloc),
+                                     free_nodes.BY_NAME, exclude=exclude)
 
 
 def _give(conn, pairs: list, host: str) -> None:
@@ -106,10 +99,9 @@ def _give(conn, pairs: list, host: str) -> None:
                             traits=tuple(alloc.traits or ()))
               for alloc, row in pairs]
     if not binding.grant(conn, grants, free=True):
-        raise _Rollback(BUSY)
-    if binding_db.activate_allocations(
-            conn, {a.id: r.id for a, r in pairs}, host) != len(pairs):
-        raise _Rollback(GONE)
+        raise rounds.Rollback(BUSY)
+    if not binding.activate(conn, grants, host):
+        raise rounds.Rollback(GONE)
 
 
 def allocate_one(context, alloc_id: int, host: str,
@@ -133,8 +125,8 @@ def allocate_one(context, alloc_id: int, host: str,
             rows = _named(conn, alloc) or _lock_free(conn, alloc,
                                                  _pivot(max_node_id))
             if not rows:
-                if allocations_db.free_nodes(conn, alloc, pool_of(alloc),
-                                             allocations_db.ANYWHERE,
+                if free_nodes.for_allocation(conn, alloc, pool_of(alloc),
+                                             free_nodes.ANYWHERE,
                                              lock=False):
                     return BUSY
                 allocations_db.fail(conn, alloc_id, host,
@@ -143,7 +135,7 @@ def allocate_one(context, alloc_id: int, host: str,
                 return FAILED
             _give(conn, [(alloc, rows[0])], host)
             return ALLOCATED
-    except _Rollback as exc:
+    except rounds.Rollback as exc:
         return exc.args[0]
     except db_exc.DBDuplicateEntry:
         # A node was given this allocation's UUID as instance_uuid
@@ -194,7 +186,7 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
             if pairs:
                 _give(conn, pairs, host)
             return {alloc.id for alloc, _ in pairs}
-    except (_Rollback, db_exc.DBDuplicateEntry, db_exc.DBDeadlock):
+    except (rounds.Rollback, db_exc.DBDuplicateEntry, db_exc.DBDeadlock):
         return set()
 
 
@@ -206,7 +198,7 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
 
     An allocation takes a node of its pool: the one it names, else the
     default pool, so that pools partition the fleet for Ironic clients
-    too. It is recorded in extra, where clients see it.
+    too.
 
     Its lifespan_end is the one values asks for, else its pool's default,
     within the pool's lifespan limits.
@@ -221,7 +213,7 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     values = dict(values)
     if pool:
         policy = pools_db.get(context, models.Pool, pool).lifespan
-        values['extra'] = {**values.get('extra', {}), 'pool': pool}
+        values['pool'] = pool
     else:
         policy = lifespans.policy_of(context, models.DEFAULT_POOL)
     values['lifespan_end'] = lifespans.new_end(policy,
@@ -283,7 +275,7 @@ def backfill(context, values: dict, node) -> models.Allocation:
     if values.get('owner') and values['owner'] not in (node.owner,
                                                        node.lessee):
         errors.append('it is not owned or leased by %s' % values['owner'])
-    pool = (values.get('extra') or {}).get('pool') or models.DEFAULT_POOL
+    pool = values.get('pool') or models.DEFAULT_POOL
     if node.pool != pool:
         errors.append('it is in pool %s, not in pool %s' % (node.pool, pool))
     if errors:
@@ -303,12 +295,17 @@ def backfill(context, values: dict, node) -> models.Allocation:
             err='Cannot backfill an allocation for node %s: it is %s in '
                 'pool %s.' % (node.uuid, node.pool_status, node.pool))
     values.setdefault('uuid', uuidutils.generate_uuid())
-    values.update(node_id=node.id, resource_class=values.get(
-        'resource_class') or node.resource_class)
+    values['resource_class'] = (values.get('resource_class')
+                                or node.resource_class)
     return retry.on_deadlock(_backfill, context, values, node)
 
 
 def _backfill(context, values: dict, node) -> models.Allocation:
+    """Give the node to a new allocation through the binding writer, as
+    the conductor gives one (a node serving the instance already keeps
+    its pool fields)."""
+    fields = {k: v for k, v in values.items() if k not in ('uuid',
+                                                           'traits')}
     try:
         with db_api.writer_connection(context) as conn:
             holder = allocations_db.instance_holder(conn, values['uuid'],
@@ -316,25 +313,16 @@ def _backfill(context, values: dict, node) -> models.Allocation:
             if holder:
                 raise exception.InstanceUUIDInUse(
                     instance_uuid=values['uuid'], node=holder)
-            alloc_id, = binding_db.insert_allocations(conn, [values])
             current = binding_db.lock_nodes(conn, [node.id])
-            if not current or current[0].generation != node.generation:
-                raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
-            grant = binding.Grant(node=current[0],
-                                  instance_uuid=values['uuid'],
-                                  allocation_id=alloc_id)
-            # A node with an instance is in use already: it keeps its
-            # pool status and fields, and gets the allocation.
-            if current[0].instance_uuid:
-                binding_db.update_nodes(conn, {node.id: {
-                    'allocation_id': alloc_id}},
-                    generations={node.id: node.generation})
-            elif not binding.grant(conn, [grant],
-                                   generations={node.id: node.generation}):
+            if not current or not binding.grant(conn, [binding.Grant(
+                    node=current[0], instance_uuid=values['uuid'],
+                    traits=tuple(values.get('traits') or ()),
+                    allocation=fields),
+            ], generations={node.id: node.generation}):
                 raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
     except db_exc.DBDuplicateEntry as exc:
         allocations_db.raise_duplicate(exc, values)
-    return allocations_db.get_allocation_by_id(context, alloc_id)
+    return allocations_db.get_allocation(context, values['uuid'])
 
 
 def destroy(context, ident: str) -> None:
@@ -494,27 +482,11 @@ class AllocationWorker:
             except db_exc.DBDeadlock:
                 return BUSY
 
-        try:
-            # Matching nodes exist but other transactions hold them; one of
-            # them commits soon, then we know whether a node is left.
-            outcome = retry.while_result(attempt, BUSY, _BUSY_SLEEP_MIN,
-                                         _BUSY_SLEEP_MAX)
-        except Exception as exc:
-            if db_api.is_unavailable(exc):
-                LOG.warning('Database unreachable while processing '
-                            'allocation %(id)s, it will be retried: %(exc)s',
-                            {'id': allocation_id, 'exc': exc})
-                return None
-            LOG.exception('Unexpected error while processing allocation %s',
-                          allocation_id)
-            try:
-                allocations_db.set_error(
-                    context, allocation_id, self.host,
-                    'Unexpected error while allocating: %s' % exc)
-            except Exception:
-                LOG.exception('Could not record the failure of allocation '
-                              '%s; it will be retried', allocation_id)
-            return FAILED
+        outcome = rounds.settle(
+            attempt, lambda error: allocations_db.set_error(
+                context, allocation_id, self.host,
+                'Unexpected error while allocating: %s' % error),
+            'allocation %s' % allocation_id)
         LOG.debug('Allocation %(id)s: %(outcome)s',
                   {'id': allocation_id, 'outcome': outcome})
         return outcome

@@ -5,21 +5,22 @@ import dataclasses
 import threading
 import time
 
-from oslo_db import exception as db_exc
 from oslo_log import log
 
 from pool_conductor import binding
-from pool_conductor import brokers
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import free_nodes
+from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import machines
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
@@ -89,14 +90,6 @@ def check_pool(context, pool: str, broker: str | None,
             err='Pool %s cannot fill itself: autofill.min_free is %d but '
                 'it has neither a broker nor an autofill.acquire_pool.'
                 % (pool, settings.min_free))
-
-
-def broker_request(node, settings: Settings) -> dict:
-    """What a node's broker is asked for it: the request recorded on the
-    node when it was made for a claim, else its pool's
-    create_parameters."""
-    return (node.extra or {}).get(binding.BROKER_REQUEST,
-                                  settings.create_parameters)
 
 
 @dataclasses.dataclass
@@ -205,7 +198,7 @@ class AutoFiller:
         to the return pool or lock it to be destroyed."""
         done = Round()
         with db_api.writer_connection(context) as conn:
-            pool = autofill_db.lock_pool(conn, name)
+            pool = pools_db.lock_pool(conn, name)
             if pool is None or pool.autofill_conductor != self.host:
                 return None
             settings = done.settings = Settings.of(pool.autofill)
@@ -213,23 +206,21 @@ class AutoFiller:
                 return None
             counts = autofill_db.member_counts(conn, name)
             free = counts.get(states.POOL_FREE, 0)
-            creating = counts.get(states.POOL_CREATING, 0)
             coming = sum(counts.get(s, 0) for s in (
                 states.POOL_FREE, states.POOL_CREATING, states.POOL_JOINING,
                 states.POOL_HOLD_JOIN)) + autofill_db.incoming_count(
                 conn, name)
             need = settings.min_free - coming
             if need > 0 and settings.acquire_pool:
-                nodes = autofill_db.lock_free_nodes(
+                nodes = free_nodes.newest(
                     conn, settings.acquire_pool, need)
                 if nodes:
                     binding.move(conn, nodes, name)
                     done.acquired = len(nodes)
                     need -= len(nodes)
             if need > 0 and pool.broker:
-                room = need
-                if settings.max_unready is not None:
-                    room = max(0, min(need, settings.max_unready - creating))
+                room = machines.room(conn, pool)
+                room = need if room is None else min(need, room)
                 if room:
                     done.requested_ids = binding.begin_creation(
                         conn, name, pool.broker, self.host, room,
@@ -242,13 +233,13 @@ class AutoFiller:
                     if not binding_db.pool_actions(conn, [target]):
                         raise exception.ObjectNotFound(kind='Pool',
                                                        name=target)
-                    nodes = autofill_db.lock_free_nodes(conn, name, excess)
+                    nodes = free_nodes.newest(conn, name, excess)
                     if nodes:
                         binding.move(conn, nodes, target)
                         done.returned = len(nodes)
                 else:
                     done.to_destroy = self._lock_to_destroy(
-                        conn, name, autofill_db.lock_free_nodes(
+                        conn, name, free_nodes.newest(
                             conn, name, excess, broker_made=True))
             unclaimed = (pool.lifespan or {}).get('unclaimed')
             if unclaimed:
@@ -256,7 +247,7 @@ class AutoFiller:
                 # unclaimed lifespan after they were made: destroyed, and
                 # replaced by a later round while under min_free.
                 taken = [n.id for n in done.to_destroy]
-                old = autofill_db.lock_free_nodes(
+                old = free_nodes.newest(
                     conn, name, max(free - len(taken), 0), broker_made=True,
                     made_before=db_api.utcnow() - lifespans.duration(
                         unclaimed, 'lifespan.unclaimed'))
@@ -281,40 +272,6 @@ class AutoFiller:
             raise exception.ConcurrentUpdate(
                 what='The Free nodes of pool %s' % pool)
         return nodes
-
-    def _broker(self, context, name: str):
-        """A broker's driver and parameters.
-
-        :raises: BrokerError for a broker or driver that is gone
-        """
-        broker = autofill_db.get_broker(context, name)
-        if broker is None:
-            raise exception.BrokerError(broker=name,
-                                        reason='it does not exist')
-        try:
-            driver = brokers.get_driver(broker.driver)
-        except exception.BrokerDriverNotFound as exc:
-            raise exception.BrokerError(broker=name,
-                                        reason=str(exc)) from exc
-        return driver, dict(broker.parameters or {})
-
-    def _call(self, context, name: str, method: str, *args,
-              extra: dict | None = None):
-        """Call a broker's driver; its errors name the broker.
-
-        :raises: BrokerError
-        """
-        driver, parameters = self._broker(context, name)
-        try:
-            return getattr(driver, method)(*args, {**parameters,
-                                                   **(extra or {})})
-        except exception.BrokerError as exc:
-            raise exception.BrokerError(
-                broker=name,
-                reason=exc.kwargs.get('reason', str(exc))) from exc
-        except Exception as exc:
-            raise exception.BrokerError(broker=name,
-                                        reason=str(exc)) from exc
 
     def _due(self, node_id: int) -> bool:
         return time.monotonic() >= self._backoff.get(node_id, (0, 0.0))[1]
@@ -342,7 +299,7 @@ class AutoFiller:
             wait = CONF.conductor.broker_retry_interval * min(
                 2 ** (failures - 1), 32)
             self._backoff[node_id] = (failures, time.monotonic() + wait)
-        autofill_db.fail_node(context, node_id, self.host, error)
+        machines_db.fail_node(context, node_id, self.host, error)
 
     def _pool_error(self, context, pool: str, error: str | None) -> None:
         try:
@@ -370,7 +327,7 @@ class AutoFiller:
         token, so the broker gives the machine it may have made already).
         """
         mine = []
-        for node in autofill_db.creating_nodes(context, name,
+        for node in machines_db.creating_nodes(context, name,
                                                done.requested_ids):
             if not self._due(node.id):
                 continue
@@ -385,8 +342,8 @@ class AutoFiller:
         """Ask a node's broker for its machine and record it; never
         raises."""
         try:
-            finished = self.make(context, node, broker_request(
-                node, done.settings))
+            finished = machines.make(context, node, machines.request_of(
+                node, done.settings.create_parameters), self.host)
         except Exception as exc:
             try:
                 self._failed(context, name, node.id, str(exc), done)
@@ -403,38 +360,6 @@ class AutoFiller:
             LOG.info('Node %s was taken from conductor %s while its broker '
                      'made it', node.uuid, self.host)
 
-    def make(self, context, node, parameters: dict) -> bool:
-        """Ask the broker of a node Creating that this conductor holds for
-        its machine (with the node's token and the broker's parameters
-        under these), and record the machine on the node.
-
-        :returns: whether this conductor still held the node.
-        :raises: BrokerError
-        """
-        machine = brokers.check_machine(node.broker, self._call(
-            context, node.broker, 'create', node.broker_token,
-            extra=parameters))
-        return retry.on_deadlock(self._finish, context, node.id, machine)
-
-    def _finish(self, context, node_id: int, machine: dict) -> bool:
-        """Record the machine a broker made on its node.
-
-        :returns: whether this conductor still held the node.
-        :raises: BrokerError when the machine cannot be recorded
-        """
-        try:
-            with db_api.writer_connection(context) as conn:
-                node = autofill_db.lock_node(conn, node_id, self.host)
-                if node is None:
-                    return False
-                binding.finish_creation(conn, node, machine)
-                return True
-        except db_exc.DBDuplicateEntry:
-            raise exception.BrokerError(
-                broker=node.broker,
-                reason='the machine it made is named %s, as a node that '
-                       'exists already' % machine.get('name')) from None
-
     def _destroy(self, context, name: str, done: Round) -> None:
         """Have the brokers destroy the Free machines locked for it, then
         delete their nodes; a failure unlocks the node, Free again."""
@@ -448,8 +373,7 @@ class AutoFiller:
     def _destroy_one(self, context, name: str, node, done: Round) -> None:
         """Destroy one machine and delete its node; never raises."""
         try:
-            self._call(context, node.broker, 'destroy', node.broker_ref)
-            deleted = binding.delete_destroyed(context, node.id, self.host)
+            deleted = machines.destroy(context, node, self.host)
         except Exception as exc:
             with self._lock:
                 done.failed += 1
@@ -457,7 +381,7 @@ class AutoFiller:
                         {'pool': name, 'node': node.uuid, 'error': exc})
             self._pool_error(context, name, str(exc))
             try:
-                autofill_db.fail_node(context, node.id, self.host, str(exc))
+                machines_db.fail_node(context, node.id, self.host, str(exc))
             except Exception as again:
                 LOG.warning('Unlocking node %(node)s failed: %(exc)s',
                             {'node': node.uuid, 'exc': again})

@@ -1,15 +1,18 @@
 """The one writer of the node/allocation binding and of pool membership.
 
 Every path that gives a node to an allocation or an instance (the
-allocation worker, backfill, allocateMachines, a node PATCH of
+allocation worker, backfill, allocateMachines, claims, a node PATCH of
 instance_uuid), frees one (deleting an allocation, returnMachines,
 returnToPool, a node PATCH, undeploy, deleting a node) or moves one
-between pools (addMachines, removeMachines, AutoFill) calls grant(),
-release() or move() in its transaction; machines brokers make and
-destroy enter and leave their pools through begin_creation(),
+between pools (addMachines, removeMachines, AutoFill, a stage report)
+calls grant(), release(), move(), report() or report_driven() in its
+transaction; grant() inserts the allocations it gives nodes to, and
+activate() makes the allocation worker's active. Machines brokers make
+and destroy enter and leave their pools through begin_creation(),
 finish_creation(), abandon_creation() and delete_destroyed(). Each
 applies the pool's transition actions (pool_conductor.lifecycle) exactly
-once and writes the nodes with one compare-and-swap statement.
+once and writes the nodes with one compare-and-swap statement. No other
+module calls the write statements of pool_conductor.db.binding.
 
 Lock order: a pool, then its nodes (by id), then their allocations.
 """
@@ -18,11 +21,11 @@ import dataclasses
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
+from pool_conductor import brokers
 from pool_conductor.db import api as db_api
-from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import binding as binding_db
+from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import workflows as workflows_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import retry
@@ -38,6 +41,10 @@ class Grant:
     allocation_id: int | None = None
     # Traits the allocation asked for, recorded in instance_info.
     traits: tuple = ()
+    # The fields of a new active allocation that grant() inserts for the
+    # node (its uuid is instance_uuid, its traits the traits above).
+    allocation: dict | None = dataclasses.field(default=None,
+                                                compare=False)
 
 
 def _changed(node, values: dict) -> dict:
@@ -51,7 +58,10 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
                  wait_for_stage: str | None = None) -> dict[int, dict]:
     """The fields of the nodes that giving them to consumers changes:
     their pools' allocate actions and the request's, then Building until
-    wait_for_stage (or the stage the actions wait for), else InUse."""
+    wait_for_stage (or the stage the actions wait for), else InUse. A
+    node that serves the instance already (a backfill) keeps its pool
+    fields. Either way the traits asked for are recorded in
+    instance_info, as Ironic records them."""
     now = db_api.utcnow()
     # The searches for free nodes read the pool's actions with the node.
     pools = binding_db.pool_actions(
@@ -63,9 +73,10 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
         node = grant.node
         source = node if hasattr(node, 'allocate_actions') else pools.get(
             node.pool)
-        values = _changed(node, lifecycle.allocated(
-            node, getattr(source, 'allocate_actions', None),
-            request_actions, wait_for_stage, now))
+        values = {} if node.instance_uuid == grant.instance_uuid else \
+            _changed(node, lifecycle.allocated(
+                node, getattr(source, 'allocate_actions', None),
+                request_actions, wait_for_stage, now))
         values.update(instance_uuid=grant.instance_uuid,
                       allocation_id=grant.allocation_id)
         if grant.traits:
@@ -78,15 +89,39 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
 def grant(conn, grants: list[Grant], free: bool = False,
           request_actions=None, wait_for_stage: str | None = None,
           generations: dict[int, int] | None = None) -> bool:
-    """Give nodes to consumers (grant_values()) with one compare-and-swap.
+    """Give nodes to consumers (grant_values()) with one compare-and-swap,
+    inserting first the new allocations the grants carry.
 
     :param free: each node must still be free (binding_db.NODE_IS_FREE).
     :param generations: node id -> the generation each must still be.
     :returns: whether every node was given (else the caller rolls back).
+    :raises: DBDuplicateEntry for a new allocation's uuid or name in use
     """
-    changes = grant_values(conn, grants, request_actions, wait_for_stage)
+    changes = grant_values(conn, _insert_allocations(conn, grants),
+                           request_actions, wait_for_stage)
     return binding_db.update_nodes(conn, changes, free=free,
                                    generations=generations) == len(changes)
+
+
+def _insert_allocations(conn, grants: list[Grant]) -> list[Grant]:
+    """The grants, each with the id of the allocation inserted for it."""
+    new = [g for g in grants if g.allocation is not None]
+    ids = iter(binding_db.insert_allocations(conn, [
+        {**g.allocation, 'uuid': g.instance_uuid, 'node_id': g.node.id,
+         'traits': list(g.traits)} for g in new]))
+    return [dataclasses.replace(g, allocation_id=next(ids), allocation=None)
+            if g.allocation is not None else g for g in grants]
+
+
+def activate(conn, grants: list[Grant], host: str) -> bool:
+    """Make the allocating allocations of a conductor (allocation_id of
+    each grant, given its node by grant()) active on their nodes.
+
+    :returns: whether every one was still host's to activate.
+    """
+    return binding_db.activate_allocations(
+        conn, {g.allocation_id: g.node.id for g in grants},
+        host) == len(grants)
 
 
 def check_release(node, force: bool = False, for_claim: bool = False
@@ -153,13 +188,18 @@ def move(conn, nodes: list, target: str) -> None:
 
 
 def progress(context, node, report: dict) -> dict:
+    """What a stage or runnable report would change of a node's pool
+    fields (_progress()), read in a transaction of its own."""
+    with db_api.reader(context) as session:
+        return _progress(session.connection(), node, report)
+
+
+def _progress(conn, node, report: dict) -> dict:
     """The pool fields a stage or runnable report on a node changes
     (lifecycle.progress), with the enter actions of the pool a Leaving
     node arrives in."""
     def enter_actions(pool: str):
-        with db_api.reader(context) as session:
-            rows = binding_db.pool_actions(session.connection(), [pool],
-                                           'enter_actions')
+        rows = binding_db.pool_actions(conn, [pool], 'enter_actions')
         return rows[pool].enter_actions if pool in rows else None
     return lifecycle.progress(node, report, enter_actions, db_api.utcnow())
 
@@ -190,13 +230,15 @@ def _locked_node(conn, node):
     return current[0]
 
 
-def _node_transaction(context, node, work) -> None:
+def _node_transaction(context, node, work, values: dict | None = None
+                      ) -> None:
     def run():
         try:
             with db_api.writer_connection(context) as conn:
                 work(conn, _locked_node(conn, node))
         except db_exc.DBDuplicateEntry as exc:
-            nodes_db.raise_duplicate(exc, {'uuid': node.uuid})
+            nodes_db.raise_duplicate(exc, {'uuid': node.uuid,
+                                           **(values or {})})
     retry.on_deadlock(retry.on_node_locked, run)
 
 
@@ -268,8 +310,7 @@ def finish_creation(conn, node, machine: dict) -> None:
     :raises: ConcurrentUpdate; DBDuplicateEntry for a name in use
     """
     now = db_api.utcnow()
-    values = {k: machine[k] for k in ('name', 'driver', 'resource_class',
-                                      'properties', 'driver_info')
+    values = {k: machine[k] for k in brokers.MACHINE_FIELDS
               if machine.get(k) is not None}
     values.update(broker_ref=machine['ref'],
                   provision_state=states.AVAILABLE,
@@ -280,7 +321,7 @@ def finish_creation(conn, node, machine: dict) -> None:
     values.update(_changed(node, lifecycle.joined(
         node, node.pool, pool.enter_actions if pool else None, now)))
     _write(conn, [node], {node.id: values})
-    autofill_db.set_traits(conn, node.id, machine.get('traits'))
+    nodes_db.replace_traits(conn, node.id, machine.get('traits'))
 
 
 def abandon_creation(context, node_id: int, host: str) -> bool:
@@ -290,7 +331,7 @@ def abandon_creation(context, node_id: int, host: str) -> bool:
     :returns: whether host still held it.
     """
     with db_api.writer_connection(context) as conn:
-        node = autofill_db.lock_node(conn, node_id, host)
+        node = machines_db.lock_node(conn, node_id, host)
         if node is None or node.pool_status != states.POOL_CREATING:
             return False
         nodes_db.delete_node(conn, node_id)
@@ -304,7 +345,7 @@ def delete_destroyed(context, node_id: int, host: str) -> bool:
     :returns: whether host still held it.
     """
     with db_api.writer_connection(context) as conn:
-        node = autofill_db.lock_node(conn, node_id, host)
+        node = machines_db.lock_node(conn, node_id, host)
         if node is None or node.instance_uuid or node.allocation_id:
             return False
         nodes_db.delete_node(conn, node_id)
@@ -362,14 +403,31 @@ def delete_node(context, node) -> None:
     _node_transaction(context, node, work)
 
 
+def report(context, node, values: dict) -> None:
+    """A stage or runnable report on a node through the API (a node
+    PATCH): the node's fields, and its pool status as the report moves it
+    (a repeated report too), with other fields changed with it.
+
+    :param values: the changed fields, stage and runnable among them.
+    :raises: NodeLocked, ConcurrentUpdate, DuplicateName
+    """
+    def work(conn, current):
+        changes = {**values, **_progress(conn, current, values)}
+        if changes.get('stage', current.stage) != current.stage:
+            changes['stage_updated_at'] = db_api.utcnow()
+        binding_db.update_nodes(conn, {current.id: changes})
+    _node_transaction(context, node, work, values)
+
+
 def report_driven(context, node, host: str, values: dict) -> bool:
     """Change a node a conductor drives through its workflow (its stage,
-    runnable, last_error) and its pool status as that report moves it
-    (progress()): the provisioners' one way to change a node.
+    runnable, last_error) and its pool status as that report moves it:
+    the provisioners' one way to change a node.
 
     :param node: the node, as db.workflows.list_driven_nodes() reads it.
     :returns: whether the node changed (a compare-and-swap on its status,
         its stage and the conductor driving it).
     """
-    return workflows_db.move_node(context, node, host, {
-        **values, **progress(context, node, values)})
+    with db_api.writer_connection(context) as conn:
+        return binding_db.move_node(conn, node, host, {
+            **values, **_progress(conn, node, values)})

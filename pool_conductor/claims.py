@@ -9,37 +9,34 @@ its provider's pool that matches the template (SKIP LOCKED, none taken
 twice) is given to a new allocation through the binding writer. When a
 resource has no Free match and its pool has a broker, nothing is bound,
 the claim stays ``pending`` and the machines missing are made by that
-broker through AutoFill's creation path (recorded first, with a token
+broker (pool_conductor.machines: recorded first, with a token
 that names the claim's resource, within the pool's max_unready); a later
 round binds them, first to the resources they were made for. Without a
 broker, or when the broker fails, the claim is in ``error`` and nothing
 is bound. Deleting a claim, or the end of its lifespan, releases
 its machines through the binding writer.
 """
-import copy
 import datetime
 import json
 import time
 
-import jsonpatch
 from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
-from pool_conductor import autofill
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
-from pool_conductor.db import autofill as autofill_db
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
+from pool_conductor.db import free_nodes
+from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
-from pool_conductor.db import nodes as nodes_db
-from pool_conductor.db import pool_actions as actions_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
+from pool_conductor import machines
 from pool_conductor import providers as providers_rules
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -50,19 +47,12 @@ LOG = log.getLogger(__name__)
 
 # What bind() tells its caller.
 BOUND = 'bound'
-FAILED = 'failed'
-BUSY = 'busy'       # matching machines exist, but other claims lock them
-GONE = 'gone'       # deleted, bound, or another conductor's meanwhile
+FAILED, BUSY, GONE = rounds.FAILED, rounds.BUSY, rounds.GONE
 WAITING = 'waiting'  # machines are being made for it by a broker
 SHORT = 'short'     # (internal) resources a broker is to make machines for
 
 # Claims bound, and expired claims released, per conductor and round.
 BATCH = 100
-# Candidates read at once when a template has params SQL cannot compare
-# (maps, lists, or params partly ignored).
-_PAGE = 50
-_BUSY_SLEEP_MIN = 0.005
-_BUSY_SLEEP_MAX = 0.25
 # Machines a broker makes for one resource of a claim before the claim
 # gives up: a machine made for it may be taken by another allocation or
 # claim before the claim's next round binds it.
@@ -162,103 +152,6 @@ def create(context, values: dict, resources: list, rpcapi,
 
 # Binding (a conductor) -----------------------------------------------------
 
-class _Rollback(Exception):
-    """Leave the transaction: args[0] is the outcome, args[1] a message."""
-
-
-def _ignored_under(ignored: list[tuple], prefix: tuple) -> list[tuple]:
-    return [p[len(prefix):] for p in ignored if p[:len(prefix)] == prefix]
-
-
-def _strip(value, ignored: list[tuple]):
-    """A copy of value without the places ignored points to."""
-    value = copy.deepcopy(value)
-    for path in sorted(ignored, key=len, reverse=True):
-        parent = value
-        for part in path[:-1]:
-            if isinstance(parent, dict):
-                parent = parent.get(part)
-            elif isinstance(parent, list) and part.isdigit() and int(
-                    part) < len(parent):
-                parent = parent[int(part)]
-            else:
-                parent = None
-        if isinstance(parent, dict):
-            parent.pop(path[-1], None)
-        elif isinstance(parent, list) and path[-1].isdigit() and int(
-                path[-1]) < len(parent):
-            parent.pop(int(path[-1]))
-    return value
-
-
-class Match:
-    """What a Free machine must be to satisfy a resource template,
-    outside its provider's match_ignore: of its resource class, with its
-    traits, with its params (the node's own) equal."""
-
-    def __init__(self, template: dict, ignored: list[tuple]):
-        whole = () in ignored
-        self.resource_class = None if whole or ('resource_class',) in \
-            ignored else template.get('resource_class')
-        self.traits = () if whole or ('traits',) in ignored else tuple(
-            sorted(set(template.get('traits') or ())))
-        params = {} if whole or ('params',) in ignored else (
-            template.get('params') or {})
-        self.sql_params, self.other = {}, {}
-        for key, value in params.items():
-            under = _ignored_under(ignored, ('params', key))
-            if () in under:
-                continue
-            if (not under and isinstance(value, (str, int, float, bool))
-                    and value is not None):
-                self.sql_params[key] = value
-            else:
-                self.other[key] = (value, under)
-
-    def checks(self, node) -> bool:
-        """Whether a node's params SQL did not compare match."""
-        params = node.params or {}
-        return all(
-            key in params and _strip(params[key], under) == _strip(value,
-                                                                   under)
-            for key, (value, under) in self.other.items())
-
-    def find(self, conn, pool: str, exclude, lock: bool = True):
-        """A free node of pool that matches, locked (with lock)."""
-        after = 0
-        while True:
-            rows = claims_db.free_nodes(
-                conn, pool, self.resource_class, self.traits,
-                self.sql_params, exclude, after,
-                _PAGE if self.other else 1, lock)
-            for row in rows:
-                if self.checks(row):
-                    return row
-            if len(rows) < (_PAGE if self.other else 1):
-                return None
-            after = rows[-1].id
-
-    def describe(self) -> str:
-        parts = []
-        if self.resource_class:
-            parts.append('resource class %s' % self.resource_class)
-        if self.traits:
-            parts.append('traits %s' % ', '.join(self.traits))
-        params = {**self.sql_params,
-                  **{k: v for k, (v, _) in self.other.items()}}
-        if params:
-            parts.append('params %s' % json.dumps(params, sort_keys=True))
-        return ' and '.join(parts) or 'any machine'
-
-
-def request_actions(template: dict) -> dict:
-    """What giving a machine to a resource does to it besides its pool's
-    allocate actions: the template's params, profiles and workflow."""
-    return {'add_parameters': template.get('params') or {},
-            'add_profiles': template.get('profiles') or [],
-            'workflow': template.get('workflow')}
-
-
 def token_prefix(claim_uuid: str, index: int | None = None) -> str:
     """How the broker tokens of the machines made for a claim (for one
     of its resources, with index) start."""
@@ -267,7 +160,7 @@ def token_prefix(claim_uuid: str, index: int | None = None) -> str:
 
 
 def _bind(conn, claim) -> None:
-    """Bind every resource of a locked pending claim, or raise _Rollback
+    """Bind every resource of a locked pending claim, or raise rounds.Rollback
     (SHORT with the indexes of the resources a broker is to make
     machines for).
     """
@@ -275,74 +168,68 @@ def _bind(conn, claim) -> None:
                                        for r in claim.resources])
     for resource in claim.resources:
         if resource['provider'] not in found:
-            raise _Rollback(FAILED, 'Provider %s does not exist any more.'
-                            % resource['provider'])
+            raise rounds.Rollback(FAILED, 'Provider %s does not exist any '
+                                  'more.' % resource['provider'])
     pools = {}
     for name in sorted({p.pool for p in found.values()}):
-        pools[name] = actions_db.lock_pool(conn, name)
+        pools[name] = pools_db.lock_pool(conn, name, share=True)
         if pools[name] is None:
-            raise _Rollback(FAILED, 'Pool %s does not exist.' % name)
+            raise rounds.Rollback(FAILED, 'Pool %s does not exist.' % name)
     # Machines made for the claim are looked for resource by resource
     # only if there are any (one query, not one per resource).
     made = any(p.broker for p in pools.values()) and bool(
-        claims_db.made_for(conn, token_prefix(claim.uuid)))
+        machines_db.made_for(conn, token_prefix(claim.uuid)))
     taken: list = []
     missing: list[int] = []
     for i, resource in enumerate(claim.resources):
         provider = found[resource['provider']]
         broker = pools[provider.pool].broker
-        match = Match(resource['template'],
+        match = providers_rules.Match(resource['template'],
                       providers_rules.ignored(provider))
         exclude = [n.id for n in taken]
         # A machine made for this resource first: it was made to its
         # template, which its params may not show.
-        node = claims_db.free_made_for(
+        node = free_nodes.made_with(
             conn, provider.pool, token_prefix(claim.uuid, i),
             exclude) if broker and made else None
         if node is None:
             node = match.find(conn, provider.pool, exclude)
         if node is None:
             if match.find(conn, provider.pool, exclude, lock=False):
-                raise _Rollback(BUSY, None)
+                raise rounds.Rollback(BUSY, None)
             if broker:
                 missing.append(i)
                 continue
-            raise _Rollback(FAILED, 'No Free machine of pool %s (provider '
-                            '%s) matches resource %d: %s.'
-                            % (provider.pool, provider.name, i,
-                               match.describe()))
+            raise rounds.Rollback(
+                FAILED, 'No Free machine of pool %s (provider %s) matches '
+                'resource %d: %s.' % (provider.pool, provider.name, i,
+                                      match.describe()))
         taken.append(node)
     if missing:
-        raise _Rollback(SHORT, missing)
-    uuids = [uuidutils.generate_uuid() for _ in taken]
-    ids = binding_db.insert_allocations(conn, [
-        {'uuid': uuid, 'node_id': node.id, 'owner': claim.owner,
-         'resource_class': node.resource_class,
-         'traits': sorted(set(r['template'].get('traits') or ())),
-         'extra': {'pool': node.pool, 'claim': claim.uuid,
-                   'claim_resource': i},
-         'lifespan_end': claim.lifespan_end, 'claim_id': claim.id}
-        for i, (node, uuid, r) in enumerate(zip(
-            taken, uuids, claim.resources, strict=True))])
+        raise rounds.Rollback(SHORT, missing)
     # One statement per set of actions: resources asking the same get
     # their machines together.
     groups: dict[str, list] = {}
-    for node, uuid, alloc_id, resource in zip(taken, uuids, ids,
-                                              claim.resources, strict=True):
-        actions = request_actions(resource['template'])
-        groups.setdefault(json.dumps(actions, sort_keys=True), []).append(
-            binding.Grant(node=node, instance_uuid=uuid,
-                          allocation_id=alloc_id,
-                          traits=tuple(sorted(set(
-                              resource['template'].get('traits') or ())))))
+    for i, (node, resource) in enumerate(zip(taken, claim.resources,
+                                             strict=True)):
+        template = resource['template']
+        groups.setdefault(json.dumps(providers_rules.request_actions(template),
+                                     sort_keys=True), []).append(
+            binding.Grant(
+                node=node, instance_uuid=uuidutils.generate_uuid(),
+                traits=tuple(sorted(set(template.get('traits') or ()))),
+                allocation={'owner': claim.owner, 'pool': node.pool,
+                            'resource_class': node.resource_class,
+                            'lifespan_end': claim.lifespan_end,
+                            'claim_id': claim.id, 'claim_resource': i}))
     for key, grants in groups.items():
         if not binding.grant(conn, grants, free=True,
                              request_actions=json.loads(key)):
-            raise _Rollback(BUSY, None)
+            raise rounds.Rollback(BUSY, None)
     if not claims_db.update(conn, claim.id,
                             {'state': states.CLAIM_BOUND,
                              'last_error': None}):
-        raise _Rollback(GONE, None)
+        raise rounds.Rollback(GONE, None)
 
 
 def _record_requests(context, claim_id: int, host: str,
@@ -355,7 +242,7 @@ def _record_requests(context, claim_id: int, host: str,
 
     :returns: the claim's UUID; None when it is no longer host's and
         pending.
-    :raises: _Rollback(FAILED) when a resource's machines were taken
+    :raises: rounds.Rollback(FAILED) when a resource's machines were taken
         MAX_MADE times
     """
     with db_api.writer_connection(context) as conn:
@@ -369,27 +256,25 @@ def _record_requests(context, claim_id: int, host: str,
             provider = found[claim.resources[i]['provider']]
             by_pool.setdefault(provider.pool, []).append(i)
         for name in sorted(by_pool):
-            pool = autofill_db.lock_pool(conn, name)
+            pool = pools_db.lock_pool(conn, name)
             if pool is None or not pool.broker:
-                raise _Rollback(FAILED, 'Pool %s has no broker any more.'
+                raise rounds.Rollback(FAILED, 'Pool %s has no broker any more.'
                                 % name)
-            settings = autofill.Settings.of(pool.autofill)
-            room = None if settings.max_unready is None else (
-                settings.max_unready - claims_db.creating_count(conn, name))
+            room = machines.room(conn, pool)
             for i in by_pool[name]:
                 prefix = token_prefix(claim.uuid, i)
-                made = claims_db.made_for(conn, prefix)
+                made = machines_db.made_for(conn, prefix)
                 if any(m.pool == name and m.allocation_id is None
                        and m.instance_uuid is None for m in made):
                     continue    # on its way, or Free but locked
                 if len(made) >= MAX_MADE:
-                    raise _Rollback(FAILED, (
+                    raise rounds.Rollback(FAILED, (
                         'Resource %d: the %d machines broker %s made for '
                         'it were taken by others before the claim could '
                         'be bound.') % (i, len(made), pool.broker))
                 if room is not None and room <= 0:
                     continue
-                request = {**settings.create_parameters,
+                request = {**machines.create_parameters(pool),
                            **claim.resources[i]['template']}
                 binding.begin_creation(
                     conn, name, pool.broker, host, 1,
@@ -398,32 +283,6 @@ def _record_requests(context, claim_id: int, host: str,
                 if room is not None:
                     room -= 1
         return claim.uuid
-
-
-def _make(context, claim_uuid: str, host: str) -> str | None:
-    """Have the brokers make the machines recorded for a claim that this
-    conductor holds or no conductor does (left by a dead one: asked again
-    with their token). After a failure, the requests not made yet are
-    given up with the one that failed (the claim ends in error).
-
-    :returns: the first broker's error, if any.
-    """
-    filler = autofill.AutoFiller(host)
-    error = None
-    for node in claims_db.creating_for(context, token_prefix(claim_uuid),
-                                       host):
-        if node.reservation is None and not nodes_db.reserve(
-                context, node.id, host):
-            continue
-        if error is None:
-            try:
-                filler.make(context, node, autofill.broker_request(
-                    node, autofill.Settings()))
-                continue
-            except exception.BrokerError as exc:
-                error = str(exc)
-        binding.abandon_creation(context, node.id, host)
-    return error
 
 
 def _order(context, claim_id: int, host: str, missing: list[int]) -> str:
@@ -435,12 +294,12 @@ def _order(context, claim_id: int, host: str, missing: list[int]) -> str:
     try:
         uuid = retry.on_deadlock(_record_requests, context, claim_id, host,
                                  missing)
-    except _Rollback as exc:
+    except rounds.Rollback as exc:
         return FAILED if claims_db.fail(context, claim_id, host,
                                         exc.args[1]) else GONE
     if uuid is None:
         return GONE
-    error = _make(context, uuid, host)
+    error = machines.make_recorded(context, token_prefix(uuid), host)
     if error is not None:
         return FAILED if claims_db.fail(
             context, claim_id, host,
@@ -465,7 +324,7 @@ def bind(context, claim_id: int, host: str) -> str:
                 return GONE
             _bind(conn, claim)
             return BOUND
-    except _Rollback as exc:
+    except rounds.Rollback as exc:
         outcome, error = exc.args
     except (db_exc.DBDeadlock, db_exc.DBDuplicateEntry):
         return BUSY
@@ -483,23 +342,12 @@ def process(context, claim_id: int, host: str) -> str | None:
     :returns: the outcome, or None when the database is unreachable (the
         claim stays pending, and is tried again by the next round).
     """
-    try:
-        return retry.while_result(lambda: bind(context, claim_id, host),
-                                  BUSY, _BUSY_SLEEP_MIN, _BUSY_SLEEP_MAX)
-    except Exception as exc:
-        if db_api.is_unavailable(exc):
-            LOG.warning('Database unreachable while binding claim %(id)s, '
-                        'it will be retried: %(exc)s',
-                        {'id': claim_id, 'exc': exc})
-            return None
-        LOG.exception('Unexpected error while binding claim %s', claim_id)
-        try:
-            claims_db.fail(context, claim_id, host,
-                           'Unexpected error while binding: %s' % exc)
-        except Exception:
-            LOG.exception('Could not record the failure of claim %s',
-                          claim_id)
-        return FAILED
+    return rounds.settle(
+        lambda: bind(context, claim_id, host),
+        lambda error: claims_db.fail(
+            context, claim_id, host,
+            'Unexpected error while binding: %s' % error),
+        'claim %s' % claim_id)
 
 
 def bind_pending(context, host: str) -> int:
@@ -565,62 +413,6 @@ def changed_end(context, claim, requested: datetime.datetime | None
                                       requested, _HOLDER))
 
 
-def _paths(op: dict) -> list[tuple[str, str]]:
-    """The (op, path) pairs an operation of a generated patch amounts to:
-    a move removes its source and adds its target, a copy adds."""
-    if op['op'] == 'move':
-        return [('remove', op['from']), ('add', op['path'])]
-    if op['op'] == 'copy':
-        return [('add', op['path'])]
-    return [(op['op'], op['path'])]
-
-
-def template_changes(provider, index: int, old: dict, new: dict
-                     ) -> list[dict]:
-    """The JSON Patch from a bound resource's template to its new one,
-    every operation allowed by the provider's update_filters.
-
-    :raises: InvalidParameterValue naming the path an operation changes
-        that no filter allows, or a change of what selected the machine
-    """
-    patch = jsonpatch.make_patch(old, new).patch
-    for op in patch:
-        for kind, path in _paths(op):
-            root = path.split('/')[1] if path.count('/') else ''
-            if root in ('resource_class', 'traits'):
-                raise exception.InvalidParameterValue(
-                    err='resources/%d/template%s: the %s of a bound '
-                        'resource cannot change; it chose the machine.'
-                        % (index, path, root))
-            if not providers_rules.allowed_op(provider, kind, path):
-                raise exception.InvalidParameterValue(
-                    err='resources/%d/template%s: the update_filters of '
-                        'provider %s do not allow the operation %s on this '
-                        'path.' % (index, path, provider.name, kind))
-    return patch
-
-
-def node_actions(old: dict, new: dict) -> dict:
-    """The transition actions that take a machine from the params,
-    profiles and workflow of one template to those of another."""
-    old_params, new_params = old.get('params') or {}, new.get(
-        'params') or {}
-    old_profiles, new_profiles = (old.get('profiles') or [],
-                                  new.get('profiles') or [])
-    actions = {
-        'add_parameters': {k: v for k, v in new_params.items()
-                           if old_params.get(k, v) != v
-                           or k not in old_params},
-        'remove_parameters': [k for k in old_params if k not in new_params],
-        'add_profiles': [p for p in new_profiles if p not in old_profiles],
-        'remove_profiles': [p for p in old_profiles
-                            if p not in new_profiles],
-    }
-    if new.get('workflow') != old.get('workflow'):
-        actions['workflow'] = new.get('workflow')
-    return actions
-
-
 def _node_values(node, actions: dict) -> dict:
     values = lifecycle.apply_actions(node, actions)
     if 'workflow' in actions and not actions['workflow']:
@@ -634,7 +426,7 @@ def update(context, claim, values: dict) -> None:
     one transaction.
 
     :param values: lifespan_end (resolved by changed_end()), resources
-        (already checked by template_changes()).
+        (already checked by providers.template_changes()).
     :raises: ClaimNotFound, InvalidState for templates of a claim that is
         not bound, ConcurrentUpdate, NodeLocked
     """
@@ -667,14 +459,14 @@ def check_changeable(claim) -> None:
 
 def _apply_templates(conn, claim, resources: list) -> None:
     check_changeable(claim)
-    allocs = {(a.extra or {}).get('claim_resource'): a
+    allocs = {a.claim_resource: a
               for a in claims_db.allocations_of(conn, claim.id)}
     changes = {}
     for i, (old, new) in enumerate(zip(claim.resources, resources,
                                        strict=True)):
         if old['template'] != new['template'] and i in allocs:
-            changes[allocs[i].node_id] = node_actions(old['template'],
-                                                      new['template'])
+            changes[allocs[i].node_id] = providers_rules.node_actions(
+                old['template'], new['template'])
     for node in binding_db.lock_nodes(conn, changes):
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)

@@ -13,8 +13,10 @@ from oslo_utils import uuidutils
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
+from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import pool_actions as actions_db
+from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
@@ -60,7 +62,7 @@ def parent_of(pool) -> str:
 
 
 def _lock_pool(conn, name: str):
-    pool = actions_db.lock_pool(conn, name)
+    pool = pools_db.lock_pool(conn, name, share=True)
     if pool is None:
         raise exception.ObjectNotFound(kind='Pool', name=name)
     return pool
@@ -171,7 +173,7 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
         if request.machine_list:
             nodes = _allocatable_named(conn, pool.name, request)
         else:
-            nodes = actions_db.free_members(
+            nodes = free_nodes.filtered(
                 conn, pool.name,
                 None if request.all_machines else request.count,
                 request.filters, request.project)
@@ -179,14 +181,11 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
                     and not request.all_machines):
                 raise exception.InsufficientNodes(
                     pool=pool.name, count=request.count, found=len(nodes))
-        uuids = [uuidutils.generate_uuid() for _ in nodes]
-        ids = binding_db.insert_allocations(conn, [
-            {'uuid': uuid, 'node_id': n.id, 'owner': request.project,
-             'resource_class': n.resource_class,
-             'extra': {'pool': pool.name}, 'lifespan_end': end}
-            for n, uuid in zip(nodes, uuids, strict=True)])
-        grants = [binding.Grant(node=n, instance_uuid=uuid, allocation_id=i)
-                  for n, uuid, i in zip(nodes, uuids, ids, strict=True)]
+        grants = [binding.Grant(
+            node=n, instance_uuid=uuidutils.generate_uuid(), allocation={
+                'owner': request.project, 'pool': pool.name,
+                'resource_class': n.resource_class, 'lifespan_end': end})
+            for n in nodes]
         if not binding.grant(conn, grants, free=True,
                              request_actions=request.actions,
                              wait_for_stage=request.wait_for_stage):

@@ -5,10 +5,12 @@ import copy
 import datetime
 import json
 
+import jsonpatch
 import jsonpointer
 import jsonschema
 from jsonschema import exceptions as schema_exc
 
+from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
@@ -237,3 +239,159 @@ def allowed_op(provider, op: str, path: str) -> bool:
                 _anchored(item['path_match']), path):
             return True
     return False
+
+
+# What a resource template matches, and how it may change -----------------
+
+# Candidates read at once when a template has params SQL cannot compare
+# (maps, lists, or params partly ignored).
+_PAGE = 50
+
+
+def _ignored_under(ignored: list[tuple], prefix: tuple) -> list[tuple]:
+    return [p[len(prefix):] for p in ignored if p[:len(prefix)] == prefix]
+
+
+def _strip(value, ignored: list[tuple]):
+    """A copy of value without the places ignored points to."""
+    value = copy.deepcopy(value)
+    for path in sorted(ignored, key=len, reverse=True):
+        parent = value
+        for part in path[:-1]:
+            if isinstance(parent, dict):
+                parent = parent.get(part)
+            elif isinstance(parent, list) and part.isdigit() and int(
+                    part) < len(parent):
+                parent = parent[int(part)]
+            else:
+                parent = None
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+        elif isinstance(parent, list) and path[-1].isdigit() and int(
+                path[-1]) < len(parent):
+            parent.pop(int(path[-1]))
+    return value
+
+
+class Match:
+    """What a Free machine must be to satisfy a resource template,
+    outside its provider's match_ignore: of its resource class, with its
+    traits, with its params (the node's own) equal."""
+
+    def __init__(self, template: dict, ignored: list[tuple]):
+        whole = () in ignored
+        self.resource_class = None if whole or ('resource_class',) in \
+            ignored else template.get('resource_class')
+        self.traits = () if whole or ('traits',) in ignored else tuple(
+            sorted(set(template.get('traits') or ())))
+        params = {} if whole or ('params',) in ignored else (
+            template.get('params') or {})
+        self.sql_params, self.other = {}, {}
+        for key, value in params.items():
+            under = _ignored_under(ignored, ('params', key))
+            if () in under:
+                continue
+            if (not under and isinstance(value, (str, int, float, bool))
+                    and value is not None):
+                self.sql_params[key] = value
+            else:
+                self.other[key] = (value, under)
+
+    def checks(self, node) -> bool:
+        """Whether a node's params SQL did not compare match."""
+        params = node.params or {}
+        return all(
+            key in params and _strip(params[key], under) == _strip(value,
+                                                                   under)
+            for key, (value, under) in self.other.items())
+
+    def find(self, conn, pool: str, exclude, lock: bool = True):
+        """A free node of pool that matches, locked (with lock)."""
+        after = 0
+        while True:
+            rows = free_nodes.matching(
+                conn, pool, self.resource_class, self.traits,
+                self.sql_params, exclude, after,
+                _PAGE if self.other else 1, lock)
+            for row in rows:
+                if self.checks(row):
+                    return row
+            if len(rows) < (_PAGE if self.other else 1):
+                return None
+            after = rows[-1].id
+
+    def describe(self) -> str:
+        parts = []
+        if self.resource_class:
+            parts.append('resource class %s' % self.resource_class)
+        if self.traits:
+            parts.append('traits %s' % ', '.join(self.traits))
+        params = {**self.sql_params,
+                  **{k: v for k, (v, _) in self.other.items()}}
+        if params:
+            parts.append('params %s' % json.dumps(params, sort_keys=True))
+        return ' and '.join(parts) or 'any machine'
+
+
+def request_actions(template: dict) -> dict:
+    """What giving a machine to a resource does to it besides its pool's
+    allocate actions: the template's params, profiles and workflow."""
+    return {'add_parameters': template.get('params') or {},
+            'add_profiles': template.get('profiles') or [],
+            'workflow': template.get('workflow')}
+
+
+def _paths(op: dict) -> list[tuple[str, str]]:
+    """The (op, path) pairs an operation of a generated patch amounts to:
+    a move removes its source and adds its target, a copy adds."""
+    if op['op'] == 'move':
+        return [('remove', op['from']), ('add', op['path'])]
+    if op['op'] == 'copy':
+        return [('add', op['path'])]
+    return [(op['op'], op['path'])]
+
+
+def template_changes(provider, index: int, old: dict, new: dict
+                     ) -> list[dict]:
+    """The JSON Patch from a bound resource's template to its new one,
+    every operation allowed by the provider's update_filters.
+
+    :raises: InvalidParameterValue naming the path an operation changes
+        that no filter allows, or a change of what selected the machine
+    """
+    patch = jsonpatch.make_patch(old, new).patch
+    for op in patch:
+        for kind, path in _paths(op):
+            root = path.split('/')[1] if path.count('/') else ''
+            if root in ('resource_class', 'traits'):
+                raise exception.InvalidParameterValue(
+                    err='resources/%d/template%s: the %s of a bound '
+                        'resource cannot change; it chose the machine.'
+                        % (index, path, root))
+            if not allowed_op(provider, kind, path):
+                raise exception.InvalidParameterValue(
+                    err='resources/%d/template%s: the update_filters of '
+                        'provider %s do not allow the operation %s on this '
+                        'path.' % (index, path, provider.name, kind))
+    return patch
+
+
+def node_actions(old: dict, new: dict) -> dict:
+    """The transition actions that take a machine from the params,
+    profiles and workflow of one template to those of another."""
+    old_params, new_params = old.get('params') or {}, new.get(
+        'params') or {}
+    old_profiles, new_profiles = (old.get('profiles') or [],
+                                  new.get('profiles') or [])
+    actions = {
+        'add_parameters': {k: v for k, v in new_params.items()
+                           if old_params.get(k, v) != v
+                           or k not in old_params},
+        'remove_parameters': [k for k in old_params if k not in new_params],
+        'add_profiles': [p for p in new_profiles if p not in old_profiles],
+        'remove_profiles': [p for p in old_profiles
+                            if p not in new_profiles],
+    }
+    if new.get('workflow') != old.get('workflow'):
+        actions['workflow'] = new.get('workflow')
+    return actions

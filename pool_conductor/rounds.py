@@ -1,13 +1,30 @@
-"""A conductor's periodic rounds: whose work it may take, and going over
-rows one by one without ever raising."""
+"""A conductor's asynchronous work: whose rows it may take, going over
+them one by one, and settling each without ever raising."""
 from collections.abc import Callable, Iterable
 
 from oslo_log import log
 
 from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor import retry
 
 LOG = log.getLogger(__name__)
+
+# What an attempt at one piece of work (an allocation, a claim) tells its
+# caller, besides that it is done.
+FAILED = 'failed'   # it cannot be done: recorded as the row's error
+BUSY = 'busy'       # what it needs is locked by other transactions now
+GONE = 'gone'       # deleted, done, or another conductor's meanwhile
+
+# The back-off while an attempt is BUSY.
+_BUSY_SLEEP_MIN = 0.005
+_BUSY_SLEEP_MAX = 0.25
+
+
+class Rollback(Exception):
+    """Leave the transaction of an attempt: args[0] is its outcome, the
+    rest what goes with it."""
 
 
 def live_conductors(context, host: str) -> list[str] | None:
@@ -50,3 +67,33 @@ def run(list_rows: Callable[[], Iterable], handle: Callable[..., bool],
             LOG.warning('%(what)s failed for %(row)s: %(exc)s',
                         {'what': what.capitalize(), 'row': row, 'exc': exc})
     return done
+
+
+def settle(attempt: Callable[[], str], record_failure: Callable[[str], object],
+           what: str) -> str | None:
+    """attempt() again while it is BUSY (a transaction holding what it
+    needs commits soon, and then it is known whether it is left); never
+    raises, as Ironic's allocation worker.
+
+    :param record_failure: records an unexpected error's message on the
+        row worked on.
+    :param what: the work, as the log names it ("allocation 7").
+    :returns: attempt()'s outcome; FAILED after an unexpected error; None
+        when the database is unreachable (the row stays as it is, and is
+        tried again later).
+    """
+    try:
+        return retry.while_result(attempt, BUSY, _BUSY_SLEEP_MIN,
+                                  _BUSY_SLEEP_MAX)
+    except Exception as exc:
+        if db_api.is_unavailable(exc):
+            LOG.warning('Database unreachable while processing %(what)s, '
+                        'it will be retried: %(exc)s',
+                        {'what': what, 'exc': exc})
+            return None
+        LOG.exception('Unexpected error while processing %s', what)
+        try:
+            record_failure(str(exc))
+        except Exception:
+            LOG.exception('Could not record the failure of %s', what)
+        return FAILED

@@ -429,7 +429,7 @@ def _probe(engine, total: int) -> str:
     and show their plans."""
     import random
 
-    from pool_conductor.db import allocations as allocations_db
+    from pool_conductor.db import free_nodes
 
     with engine.begin() as conn:
         conn.exec_driver_sql(
@@ -441,10 +441,10 @@ def _probe(engine, total: int) -> str:
     figures = []
     for shape, has_class, has_pool in (('class', True, False),
                                        ('pool', False, True)):
-        stmt = allocations_db.free_nodes_statement(allocations_db.Probe(
+        stmt = free_nodes.probe_statement(free_nodes.Probe(
             resource_class=has_class, traits=0, candidates=False,
             owner=False, pool_index=has_pool,
-            where=allocations_db.FROM_PIVOT, lock=True, exclude=False))
+            where=free_nodes.FROM_PIVOT, lock=True, exclude=False))
         params = {'resource_class': 'rc-3', 'pool': 'default', 'count': 1}
         with engine.connect() as conn, conn.begin():
             started = time.monotonic()

@@ -11,13 +11,14 @@ from pool_api.schemas import common
 from pool_api import validation
 from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import claims as claims_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import states
 
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
-          'lifespan_end', 'created_at', 'updated_at', 'links')
+          'lifespan_end', 'pool', 'created_at', 'updated_at', 'links')
 SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'owner',
              'lifespan_end', 'created_at', 'updated_at')
 PATCHABLE = ('name', 'extra', 'lifespan_end')
@@ -47,6 +48,7 @@ def to_dict(alloc, fields=None) -> dict:
         'extra': alloc.extra or {},
         'owner': alloc.owner,
         'lifespan_end': render.timestamp(alloc.lifespan_end),
+        'pool': allocations.pool_of(alloc),
         'created_at': render.timestamp(alloc.created_at),
         'updated_at': render.timestamp(alloc.updated_at),
         'links': links.resource_links('allocations', alloc.uuid),
@@ -81,8 +83,9 @@ def _not_of_claim(alloc, what: str) -> None:
     """
     if alloc.claim_id is not None:
         raise exception.AllocationOfClaim(
-            allocation=alloc.uuid, claim=(alloc.extra or {}).get(
-                'claim', alloc.claim_id), what=what)
+            allocation=alloc.uuid,
+            claim=claims_db.uuid_of(flask.g.context, alloc.claim_id),
+            what=what)
 
 
 def _restrict_owner(body: dict) -> str | None:

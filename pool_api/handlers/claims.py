@@ -157,7 +157,7 @@ def update_claim(claim_ident):
             _check(schema.RESOURCE_TEMPLATE, template,
                    'resources/%d/template' % i)
             providers.validate(provider, template, i)
-            claims.template_changes(provider, i, old['template'], template)
+            providers.template_changes(provider, i, old['template'], template)
     if 'lifespan_end' in changed:
         changed['lifespan_end'] = claims.changed_end(
             context, claim, validation.timestamp(changed['lifespan_end'],

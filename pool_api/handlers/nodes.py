@@ -375,12 +375,14 @@ def update_node(node_ident):
     if not changed:
         return flask.jsonify(hide_secrets(node, before))
     check_pool_references(changed, node)
-    if reported:
-        # A stage or runnable report moves a waiting node on, a repeated
-        # one too.
-        changed.update(binding.progress(context, node, changed))
     if 'owner' in changed or 'lessee' in changed:
         policy.authorize('baremetal:node:update_owner')
+    if reported and 'instance_uuid' not in changed:
+        # A stage or runnable report moves a waiting node on, a repeated
+        # one too.
+        binding.report(context, node, changed)
+        return flask.jsonify(present(nodes_db.get_node_by_id(context,
+                                                             node.id)))
     if 'instance_uuid' not in changed:
         node = retry.on_node_locked(nodes_db.update_node, context, node,
                                     changed)

@@ -6,7 +6,7 @@ from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor import autofill
-from pool_conductor.db import autofill as autofill_db
+from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import pools
@@ -116,4 +116,4 @@ def get_pool_status(pool_name):
     return flask.jsonify(
         name=pool_name, total=sum(statuses.values()), statuses=statuses,
         creating=statuses[states.POOL_CREATING],
-        unhealthy=autofill_db.unhealthy_count(flask.g.context, pool_name))
+        unhealthy=machines_db.unhealthy_count(flask.g.context, pool_name))

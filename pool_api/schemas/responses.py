@@ -86,6 +86,7 @@ ALLOCATION_FIELDS = {
     'extra': _OBJECT,
     'owner': _NULLABLE_STRING,
     'lifespan_end': _NULLABLE_TIMESTAMP,
+    'pool': STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,

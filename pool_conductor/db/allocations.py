@@ -1,14 +1,9 @@
-"""Queries on allocations, and the search for free nodes for them."""
-from collections.abc import Iterable
-import dataclasses
-import functools
-
+"""Queries on allocations."""
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from pool_conductor.db import api
-from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import states
@@ -122,7 +117,6 @@ def update_allocation(context, alloc: models.Allocation,
 
 _ALLOCATIONS = models.Allocation.__table__
 _NODES = models.Node.__table__
-_TRAITS = models.NodeTrait.__table__
 
 _FIND = sa.select(_ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid,
                   _ALLOCATIONS.c.node_id)
@@ -189,15 +183,11 @@ def instance_holder(conn, uuid: str,
 # parameters: building and caching a SQLAlchemy statement costs more CPU
 # than the database spends running it.
 
-# Where a search for free nodes looks: the node named as the allocation,
-# nodes from a start id on, nodes before it, or anywhere.
-BY_NAME, FROM_PIVOT, BEFORE_PIVOT, ANYWHERE = 'name', 'from', 'before', 'any'
-
 _TO_PROCESS = sa.select(
     _ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid, _ALLOCATIONS.c.name,
     _ALLOCATIONS.c.resource_class, _ALLOCATIONS.c.traits,
     _ALLOCATIONS.c.candidate_nodes, _ALLOCATIONS.c.owner,
-    _ALLOCATIONS.c.extra,
+    _ALLOCATIONS.c.pool,
 ).where(_ALLOCATIONS.c.state == states.ALLOCATING,
         _ALLOCATIONS.c.conductor_affinity == sa.bindparam('host'),
         _ALLOCATIONS.c.id.in_(sa.bindparam('ids', expanding=True))
@@ -207,95 +197,6 @@ _TO_PROCESS = sa.select(
 def to_process(conn, ids: list[int], host: str) -> list[sa.Row]:
     """The allocations among ids that are allocating on host, by id."""
     return conn.execute(_TO_PROCESS, {'ids': list(ids), 'host': host}).all()
-
-
-@dataclasses.dataclass(frozen=True)
-class Probe:
-    """The shape of a search for free nodes: what it filters on, where
-    it looks, and whether it locks what it finds. Hashable: one
-    statement is built per shape."""
-
-    resource_class: bool
-    traits: int
-    candidates: bool
-    owner: bool
-    # The pool has its own index (every pool but the default one, which
-    # holds most nodes and is searched through the class index).
-    pool_index: bool
-    where: str
-    lock: bool
-    exclude: bool
-
-
-@functools.lru_cache(maxsize=256)
-def free_nodes_statement(probe: Probe):
-    """Free nodes of a pool matching a request, of one shape."""
-    node = _NODES.c
-    q = sa.select(*binding_db.NODE_COLUMNS,
-                  binding_db.ALLOCATE_ACTIONS).where(
-        *binding_db.NODE_IS_FREE, node.power_state.is_not(None),
-        node.pool == sa.bindparam('pool'))
-    if probe.resource_class:
-        q = q.where(node.resource_class == sa.bindparam('resource_class'))
-    if probe.candidates:
-        q = q.where(node.uuid.in_(sa.bindparam('candidates',
-                                               expanding=True)))
-    for i in range(probe.traits):
-        q = q.where(sa.exists().where(
-            _TRAITS.c.node_id == node.id,
-            _TRAITS.c.trait == sa.bindparam('trait_%d' % i)))
-    if probe.owner:
-        q = q.where(sa.or_(node.owner == sa.bindparam('owner'),
-                           node.lessee == sa.bindparam('owner')))
-    if probe.exclude:
-        q = q.where(node.id.not_in(sa.bindparam('exclude', expanding=True)))
-    if probe.where == BY_NAME:
-        q = q.where(node.name == sa.bindparam('name'))
-    elif probe.where in (FROM_PIVOT, BEFORE_PIVOT):
-        # In id order, the probe reads a range of the candidate index (the
-        # pool's, with a pool) from the pivot on and stops at the first
-        # free nodes: without an order, a planner that assumes free nodes
-        # are spread evenly scans the table from its first row.
-        q = q.where(node.id >= sa.bindparam('pivot')
-                    if probe.where == FROM_PIVOT
-                    else node.id < sa.bindparam('pivot')).order_by(node.id)
-        if not probe.candidates and (probe.pool_index
-                                     or probe.resource_class):
-            # MariaDB reads the pool's index from its first free member
-            # (or the index of nodes by allocation) unless told which.
-            q = q.with_hint(_NODES, 'FORCE INDEX (%s)' % (
-                'nodes_pool_status_idx' if probe.pool_index
-                else 'nodes_free_candidate_idx'), 'mysql')
-    q = q.limit(sa.bindparam('count', type_=sa.Integer))
-    if probe.lock:
-        q = q.with_for_update(skip_locked=True)
-    return q
-
-
-def free_nodes(conn, alloc, pool: str, where: str, count: int = 1,
-               lock: bool = True, exclude: Iterable[int] = (),
-               **params) -> list[sa.Row]:
-    """Free nodes of pool matching alloc's request, locked with SKIP
-    LOCKED where the backend has it (SQLite: the database lock of BEGIN
-    IMMEDIATE).
-
-    :param exclude: ids of nodes this transaction has taken already (its
-        own locks do not make it skip them).
-    """
-    traits = list(alloc.traits or ())
-    exclude = list(exclude)
-    stmt = free_nodes_statement(Probe(
-        resource_class=bool(alloc.resource_class), traits=len(traits),
-        candidates=bool(alloc.candidate_nodes), owner=bool(alloc.owner),
-        pool_index=pool != models.DEFAULT_POOL, where=where,
-        lock=lock and api.backend_supports_skip_locked(conn),
-        exclude=bool(exclude)))
-    params.update(count=count, resource_class=alloc.resource_class,
-                  pool=pool, exclude=exclude, owner=alloc.owner,
-                  name=alloc.name,
-                  candidates=list(alloc.candidate_nodes or ()))
-    params.update(('trait_%d' % i, t) for i, t in enumerate(traits))
-    return conn.execute(stmt, params).all()
 
 
 _FAIL = sa.update(_ALLOCATIONS).where(

@@ -30,6 +30,12 @@ NODE_IS_FREE = (
     _NODES.c.pool_status == states.POOL_FREE,
 )
 
+# The columns of the binding and of pool membership, which only these
+# statements write.
+BINDING_COLUMNS = frozenset((
+    'instance_uuid', 'allocation_id', 'pool', 'pool_status',
+    'pool_allocated', 'pool_wait_stage', 'pool_destination'))
+
 # What the binding reads of a node.
 NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'id', 'uuid', 'name', 'generation', 'provision_state',
@@ -155,6 +161,33 @@ def update_nodes(conn, changes: dict[int, dict], free: bool = False,
     return conn.execute(stmt).rowcount
 
 
+def move_node(conn, node: sa.Row, host: str, values: dict) -> bool:
+    """Change a node a conductor drives: its stage, runnable, last_error
+    and the pool fields that report changes.
+
+    A compare-and-swap on the node's pool status and stage as read and on
+    the conductor still driving it, so two conductors never both move a
+    node, nor one a node that a report or a return changed meanwhile.
+
+    :param node: the node as db.workflows.list_driven_nodes() read it.
+    :param values: the fields to change.
+    :returns: whether the node was changed.
+    """
+    now = api.utcnow()
+    update = {**values, 'updated_at': now,
+              'generation': _NODES.c.generation + 1}
+    if values.get('stage', node.stage) != node.stage:
+        update['stage_updated_at'] = now
+    stage = _NODES.c.stage
+    return conn.execute(
+        sa.update(_NODES).where(
+            _NODES.c.id == node.id,
+            _NODES.c.pool_status == node.pool_status,
+            stage.is_(None) if node.stage is None else stage == node.stage,
+            _NODES.c.pool_conductor_affinity == host)
+        .values(**update)).rowcount == 1
+
+
 def insert_nodes(conn, rows: list[dict]) -> list[int]:
     """Insert nodes (each with its uuid and pool); their ids, in the
     order of rows."""
@@ -165,6 +198,8 @@ def insert_nodes(conn, rows: list[dict]) -> list[int]:
     ids = dict(conn.execute(sa.select(_NODES.c.uuid, _NODES.c.id).where(
         _NODES.c.uuid.in_(uuids))).all())
     return [ids[u] for u in uuids]
+
+
 
 def insert_allocations(conn, rows: list[dict]) -> list[int]:
     """Insert active allocations (each with its uuid); their ids, in the

@@ -1,13 +1,10 @@
-"""Queries on claims, and the search for free machines matching a
-resource template."""
+"""Queries on claims."""
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from pool_conductor.db import api
-from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor import exception
-from pool_conductor import filters as node_filters
 from pool_conductor import states
 
 _CLAIMS = models.Claim.__table__
@@ -34,6 +31,13 @@ def get(context, ident: str) -> models.Claim:
     """
     with api.reader(context) as session:
         return _get(session, ident)
+
+
+def uuid_of(context, claim_id: int) -> str | None:
+    """A claim's UUID by id."""
+    with api.reader(context) as session:
+        return session.scalar(sa.select(_CLAIMS.c.uuid).where(
+            _CLAIMS.c.id == claim_id))
 
 
 def create(context, values: dict) -> models.Claim:
@@ -118,21 +122,20 @@ def list_claims(context, filters: dict, limit: int | None = None,
 
 def machines(context, claim_ids: list[int]) -> dict[int, list[sa.Row]]:
     """The allocations of claims with the pool status of their nodes
-    (uuid, extra, pool_status), in resource order."""
+    (uuid, claim_resource, pool_status), in resource order."""
     if not claim_ids:
         return {}
     with api.reader(context) as session:
         rows = session.execute(
             sa.select(_ALLOCATIONS.c.claim_id, _ALLOCATIONS.c.uuid,
-                      _ALLOCATIONS.c.extra, _NODES.c.pool_status)
+                      _ALLOCATIONS.c.claim_resource, _NODES.c.pool_status)
             .outerjoin(_NODES, _NODES.c.id == _ALLOCATIONS.c.node_id)
             .where(_ALLOCATIONS.c.claim_id.in_(claim_ids))
-            .order_by(_ALLOCATIONS.c.id)).all()
+            .order_by(_ALLOCATIONS.c.claim_resource,
+                      _ALLOCATIONS.c.id)).all()
     result: dict[int, list] = {}
     for row in rows:
         result.setdefault(row.claim_id, []).append(row)
-    for found in result.values():
-        found.sort(key=lambda r: (r.extra or {}).get('claim_resource', 0))
     return result
 
 
@@ -215,10 +218,11 @@ def list_expired(context, now, host: str, alive: list[str],
 
 
 def allocations_of(conn, claim_id: int) -> list[sa.Row]:
-    """The allocations of a claim (id, uuid, node_id, extra), by id."""
+    """The allocations of a claim (id, uuid, node_id, claim_resource), by
+    id."""
     return conn.execute(
         sa.select(_ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid,
-                  _ALLOCATIONS.c.node_id, _ALLOCATIONS.c.extra)
+                  _ALLOCATIONS.c.node_id, _ALLOCATIONS.c.claim_resource)
         .where(_ALLOCATIONS.c.claim_id == claim_id)
         .order_by(_ALLOCATIONS.c.id)).all()
 
@@ -239,35 +243,6 @@ def delete(conn, claim_id: int) -> None:
     conn.execute(sa.delete(_CLAIMS).where(_CLAIMS.c.id == claim_id))
 
 
-def free_nodes(conn, pool: str, resource_class: str | None, traits,
-               params: dict, exclude=(), after: int = 0,
-               limit: int | None = 1, lock: bool = True) -> list[sa.Row]:
-    """Free, allocatable members of a pool of the resource class (any
-    with None), with every trait, whose params equal params (scalars),
-    in id order from after on, not in exclude; locked with SKIP LOCKED
-    where the backend has it (lock), so concurrent claims take different
-    nodes."""
-    node = _NODES.c
-    q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
-         .where(*binding_db.NODE_IS_FREE, node.power_state.is_not(None),
-                node.pool == pool, node.id > after)
-         .order_by(node.id).limit(limit))
-    if resource_class is not None:
-        q = q.where(node.resource_class == resource_class)
-    for trait in traits:
-        q = q.where(sa.exists(sa.select(_TRAITS.c.node_id).where(
-            _TRAITS.c.node_id == node.id, _TRAITS.c.trait == trait)))
-    if params:
-        q = q.where(node_filters.to_sql(conn.dialect.name, [
-            node_filters.Filter(key, 'Eq', (value,))
-            for key, value in sorted(params.items())]))
-    if exclude:
-        q = q.where(node.id.not_in(list(exclude)))
-    if lock and api.backend_supports_skip_locked(conn):
-        q = q.with_for_update(skip_locked=True)
-    return conn.execute(q).all()
-
-
 _ACTION_FIELDS = ('params', 'profiles', 'workflow', 'stage', 'runnable')
 
 
@@ -284,56 +259,3 @@ def change_node(conn, node, values: dict) -> bool:
         _NODES.c.reservation.is_(None)).values(
         generation=_NODES.c.generation + 1, updated_at=api.utcnow(),
         **values)).rowcount == 1
-
-
-# Machines brokers make for claims: their tokens start with the claim's
-# resource (claims.token_prefix()).
-
-def _made(prefix: str):
-    return _NODES.c.broker_token.like(prefix + '%')
-
-
-def free_made_for(conn, pool: str, prefix: str, exclude=()) -> sa.Row | None:
-    """A Free, allocatable member of a pool a broker made with a token
-    that starts with prefix, not in exclude, locked (SKIP LOCKED where
-    the backend has it)."""
-    node = _NODES.c
-    q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
-         .where(*binding_db.NODE_IS_FREE, node.power_state.is_not(None),
-                node.pool == pool, _made(prefix))
-         .order_by(node.id).limit(1))
-    if exclude:
-        q = q.where(node.id.not_in(list(exclude)))
-    if api.backend_supports_skip_locked(conn):
-        q = q.with_for_update(skip_locked=True)
-    return conn.execute(q).first()
-
-
-def made_for(conn, prefix: str) -> list[sa.Row]:
-    """The nodes a broker made, or is making, with a token that starts
-    with prefix."""
-    node = _NODES.c
-    return conn.execute(sa.select(
-        node.id, node.pool, node.pool_status, node.allocation_id,
-        node.instance_uuid).where(_made(prefix)).order_by(node.id)).all()
-
-
-def creating_count(conn, pool: str) -> int:
-    """How many members of a pool are being created."""
-    node = _NODES.c
-    return conn.execute(sa.select(sa.func.count()).where(
-        node.pool == pool,
-        node.pool_status == states.POOL_CREATING)).scalar_one()
-
-
-def creating_for(context, prefix: str, host: str) -> list[sa.Row]:
-    """The nodes being created with a token that starts with prefix that
-    host or no conductor holds, in id order."""
-    node = _NODES.c
-    with api.reader(context) as session:
-        return session.execute(sa.select(
-            node.id, node.uuid, node.pool, node.reservation, node.broker,
-            node.broker_token, node.extra).where(
-            _made(prefix), node.pool_status == states.POOL_CREATING,
-            sa.or_(node.reservation == host, node.reservation.is_(None)),
-        ).order_by(node.id)).all()

@@ -196,10 +196,13 @@ class Allocation(TimestampMixin, Base):
     # seconds), so that it does not end before the end it was given.
     lifespan_end: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
-    # The claim the allocation binds a resource of, if any.
+    # The pool the allocation takes its node from (None: the default).
+    pool: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # The claim the allocation binds a resource of, if any, and which.
     claim_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),
         index=True)
+    claim_resource: orm.Mapped[int | None] = orm.mapped_column(sa.Integer)
 
 
 class Port(TimestampMixin, Base):

@@ -4,6 +4,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from pool_conductor.db import api
+from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
@@ -106,9 +107,6 @@ def list_nodes(context, filters: dict, limit: int | None = None,
             return list(session.scalars(api.time_limited(q, seconds)))
 
 
-_BINDING = frozenset(('instance_uuid', 'allocation_id'))
-
-
 def update_node(context, node: models.Node, values: dict,
                 traits=None) -> models.Node:
     """Save changed fields of a node if nobody changed it meanwhile.
@@ -116,15 +114,17 @@ def update_node(context, node: models.Node, values: dict,
     The update is a compare-and-swap on the node's generation and on it
     not being locked by a conductor.
 
-    The fields that bind a node to its consumer are written by
-    pool_conductor.binding only.
+    The fields that bind a node to its consumer or place it in a pool
+    (binding_db.BINDING_COLUMNS) are written by pool_conductor.binding
+    only.
 
     :raises: ConcurrentUpdate, NodeLocked, DuplicateName,
         InstanceAssociated
     """
-    if _BINDING.intersection(values):
+    refused = binding_db.BINDING_COLUMNS.intersection(values)
+    if refused:
         raise ValueError('update_node() cannot change %s'
-                         % ', '.join(sorted(_BINDING.intersection(values))))
+                         % ', '.join(sorted(refused)))
     values = dict(values)
     values['generation'] = node.generation + 1
     values['updated_at'] = api.utcnow()
@@ -149,13 +149,14 @@ def update_node(context, node: models.Node, values: dict,
                                                host=current.reservation)
                 raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
             if traits is not None:
-                _replace_traits(session, node.id, traits)
+                replace_traits(session, node.id, traits)
     except db_exc.DBDuplicateEntry as exc:
         raise_duplicate(exc, {**values, 'uuid': node.uuid})
     return get_node_by_id(context, node.id)
 
 
-def _replace_traits(session, node_id: int, traits) -> None:
+def replace_traits(session, node_id: int, traits) -> None:
+    """Replace the traits of a node (session: a Session or a Connection)."""
     session.execute(sa.delete(models.NodeTrait)
                     .where(models.NodeTrait.node_id == node_id))
     if traits:

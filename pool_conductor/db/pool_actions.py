@@ -1,22 +1,13 @@
-"""Queries of the pool actions: the pool, the nodes a request names, the
-free members to allocate."""
+"""Queries of the pool actions: the pool and the nodes a request names."""
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from pool_conductor.db import api
-from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor import filters as node_filters
 
 _NODES = models.Node.__table__
 _POOLS = models.Pool.__table__
-
-
-def lock_pool(conn, name: str) -> sa.Row | None:
-    """A pool, share-locked against deletion and changes until the
-    transaction ends; actions on one pool do not wait for each other."""
-    return conn.execute(sa.select(_POOLS).where(_POOLS.c.name == name)
-                        .with_for_update(read=True)).first()
 
 
 def project_nodes(project: str | None) -> tuple:
@@ -54,29 +45,6 @@ def member_ids(conn, *where) -> list[int]:
     """The ids of the nodes matching where."""
     return list(conn.scalars(sa.select(_NODES.c.id).where(*where)
                              .order_by(_NODES.c.id)))
-
-
-def free_members(conn, pool: str, count: int | None, filters: list,
-                 project: str | None = None) -> list[sa.Row]:
-    """Up to count (all with None) free members of a pool matching the
-    filters, in id order, locked with SKIP LOCKED where the backend has
-    it, so concurrent actions take different nodes; only those a project
-    owns or leases when project is given.
-
-    :raises: FilterTimeout, FilterRefused
-    """
-    q = (sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS)
-         .where(*binding_db.NODE_IS_FREE, _NODES.c.power_state.is_not(None),
-                _NODES.c.pool == pool, *project_nodes(project))
-         .order_by(_NODES.c.id).limit(count))
-    seconds = None
-    if filters:
-        q = q.where(node_filters.to_sql(conn.dialect.name, filters))
-        seconds = node_filters.time_limit()
-    if api.backend_supports_skip_locked(conn):
-        q = q.with_for_update(skip_locked=True)
-    with api.filter_errors(seconds):
-        return conn.execute(api.time_limited(q, seconds)).all()
 
 
 def read_nodes(conn, ids: list[int]) -> list[sa.Row]:

@@ -9,6 +9,7 @@ from pool_conductor import exception
 
 DEFAULT_POOL = models.DEFAULT_POOL
 # The kind of each named object, as error messages call it.
+_POOLS = models.Pool.__table__
 KINDS = {models.Pool: 'Pool', models.Profile: 'Profile',
          models.Workflow: 'Workflow', models.Broker: 'Broker'}
 
@@ -24,6 +25,15 @@ def _get(session, model, name: str, lock: dict | None = None):
     if obj is None:
         raise exception.ObjectNotFound(kind=KINDS[model], name=name)
     return obj
+
+
+def lock_pool(conn, name: str, share: bool = False) -> sa.Row | None:
+    """A pool's row, locked until the transaction ends: shared (share:
+    against deletion and changes; actions on one pool do not wait for
+    each other) or exclusive (one transaction at a time counts and fills
+    it)."""
+    return conn.execute(sa.select(_POOLS).where(_POOLS.c.name == name)
+                        .with_for_update(read=share)).first()
 
 
 def get(context, model, name: str):

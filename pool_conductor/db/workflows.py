@@ -84,32 +84,3 @@ def workflow_stages(context, name: str | None) -> list[str] | None:
             sa.select(_WORKFLOWS.c.stages)
             .where(_WORKFLOWS.c.name == name)).first()
     return None if stages is None else list(stages[0] or ())
-
-
-def move_node(context, node: sa.Row, host: str, values: dict) -> bool:
-    """Change a node a conductor drives: its stage, runnable, last_error
-    and the pool fields that report changes.
-
-    A compare-and-swap on the node's pool status and stage as read and on
-    the conductor still driving it, so two conductors never both move a
-    node, nor one a node that a report or a return changed meanwhile.
-
-    :param node: the node as list_driven_nodes() read it.
-    :param values: the fields to change.
-    :returns: whether the node was changed.
-    """
-    now = api.utcnow()
-    update = {**values, 'updated_at': now,
-              'generation': _NODES.c.generation + 1}
-    if values.get('stage', node.stage) != node.stage:
-        update['stage_updated_at'] = now
-    stage = _NODES.c.stage
-    with api.writer_connection(context) as conn:
-        return conn.execute(
-            sa.update(_NODES).where(
-                _NODES.c.id == node.id,
-                _NODES.c.pool_status == node.pool_status,
-                stage.is_(None) if node.stage is None
-                else stage == node.stage,
-                _NODES.c.pool_conductor_affinity == host)
-            .values(**update)).rowcount == 1

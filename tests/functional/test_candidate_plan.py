@@ -2,7 +2,7 @@
 never the whole nodes table, with and without table statistics."""
 import sqlalchemy as sa
 
-from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from tests.functional import cluster
 from tests.functional import db_fixtures
@@ -28,10 +28,10 @@ class CandidatePlanMixin:
                 for i in range(NODES)])
 
     def plan(self, has_class: bool, has_pool: bool) -> str:
-        stmt = allocations_db.free_nodes_statement(allocations_db.Probe(
+        stmt = free_nodes.probe_statement(free_nodes.Probe(
             resource_class=has_class, traits=0, candidates=False,
             owner=False, pool_index=has_pool,
-            where=allocations_db.FROM_PIVOT, lock=True, exclude=False))
+            where=free_nodes.FROM_PIVOT, lock=True, exclude=False))
         rows = cluster.explain(self.engine, stmt, {
             'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
             'pivot': NODES // 2})
@@ -59,9 +59,9 @@ class CandidatePlanMixin:
         # The probe reads the pool's allocate actions in a sub-select;
         # locking the pool row would make every claim of the pool wait
         # for the others.
-        stmt = allocations_db.free_nodes_statement(allocations_db.Probe(
+        stmt = free_nodes.probe_statement(free_nodes.Probe(
             resource_class=True, traits=0, candidates=False, owner=False,
-            pool_index=False, where=allocations_db.FROM_PIVOT, lock=True,
+            pool_index=False, where=free_nodes.FROM_PIVOT, lock=True,
             exclude=False))
         with self.engine.connect() as probe, probe.begin():
             rows = probe.execute(stmt, {'resource_class': 'rc-3',

@@ -111,6 +111,23 @@ class MigrationsMixin:
             self.assertEqual(('default', 'Free'), tuple(conn.execute(
                 sa.text("SELECT pool, pool_status FROM nodes")).one()))
 
+    def test_allocations_keep_their_pool_in_a_column(self):
+        migration.upgrade('b4c5d6e7f8a9', engine=self.engine)
+        with self.engine.begin() as conn:
+            for uuid, extra in (('a1', '{"pool": "lab", "k": 1}'),
+                                ('a2', '{"k": 2}'), ('a3', '[]')):
+                conn.execute(sa.text(
+                    "INSERT INTO allocations (uuid, state, created_at, "
+                    "traits, candidate_nodes, extra) VALUES (:uuid, "
+                    "'error', CURRENT_TIMESTAMP, '[]', '[]', :extra)"),
+                    {'uuid': uuid, 'extra': extra})
+        migration.upgrade(engine=self.engine)
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.text(
+                "SELECT uuid, pool FROM allocations ORDER BY uuid")).all()
+        self.assertEqual([('a1', 'lab'), ('a2', None), ('a3', None)],
+                         [tuple(r) for r in rows])
+
 
 class SQLiteMigrationsTestCase(MigrationsMixin,
                                test_migrations.ModelsMigrationsSync,

@@ -275,6 +275,61 @@ class AllocationAPITestCase(base.APITestCase):
         self.assertEqual(alloc['uuid'], node_body['instance_uuid'])
         self.assertEqual(alloc['uuid'], node_body['allocation_uuid'])
 
+    def _bound_fields(self, node: str) -> dict:
+        body = self.get('/v1/nodes/%s' % node).get_json()
+        return {k: body[k] for k in ('instance_info', 'pool_status',
+                                     'pool_allocated')}
+
+    def test_backfill_leaves_the_node_as_an_allocation_does(self):
+        self.create_node(name='free', traits=['CUSTOM_A'])
+        self.create_node(name='deployed', provision_state='active',
+                         traits=['CUSTOM_A'])
+        allocated = self.allocate_and_run({
+            'resource_class': 'baremetal', 'traits': ['CUSTOM_A'],
+            'candidate_nodes': ['free']})
+        self.assertEqual('active', allocated['state'])
+        backfilled = self.allocate({'node': 'deployed',
+                                    'traits': ['CUSTOM_A']})
+        self.assertEqual(['CUSTOM_A'], backfilled['traits'])
+        self.assertEqual({'instance_info': {'traits': ['CUSTOM_A']},
+                          'pool_status': 'InUse', 'pool_allocated': True},
+                         self._bound_fields('free'))
+        self.assertEqual(self._bound_fields('free'),
+                         self._bound_fields('deployed'))
+
+    def test_backfill_of_a_node_with_an_instance_records_traits(self):
+        instance = str(uuid.uuid4())
+        self.create_node(name='deployed', provision_state='active',
+                         instance_uuid=instance, traits=['CUSTOM_A'])
+        alloc = self.allocate({'node': 'deployed', 'traits': ['CUSTOM_A']})
+        self.assertEqual(instance, alloc['uuid'])
+        node = self.get('/v1/nodes/deployed').get_json()
+        self.assertEqual({'traits': ['CUSTOM_A']}, node['instance_info'])
+        self.assertEqual(alloc['uuid'], node['allocation_uuid'])
+
+    def test_extra_never_chooses_the_pool(self):
+        self.assertEqual(201, self.post('/v1/pools',
+                                        {'name': 'other'}).status_code)
+        default = self.create_node(name='in-default')
+        self.create_node(name='in-other')
+        self.assertEqual(200, self.post('/v1/pools/other/addMachines', {
+            'machine_list': ['in-other']}).status_code)
+        for extra in ({'pool': 'other'}, {'pool': 'missing'}):
+            alloc = self.allocate_and_run({'resource_class': 'baremetal',
+                                           'extra': extra})
+            self.assertEqual('active', alloc['state'], alloc['last_error'])
+            self.assertEqual(default.uuid, alloc['node_uuid'])
+            self.assertEqual('default', alloc['pool'])
+            self.assertEqual(extra, alloc['extra'])
+            self.assertEqual(204, self.delete(
+                '/v1/allocations/%s' % alloc['uuid']).status_code)
+        alloc = self.allocate_and_run({'resource_class': 'baremetal',
+                                       'pool': 'other'})
+        self.assertEqual('other', alloc['pool'])
+        self.assertEqual({}, alloc['extra'])
+        self.assertEqual('in-other', self.get(
+            '/v1/nodes/%s' % alloc['node_uuid']).get_json()['name'])
+
     def test_backfill_keeps_existing_instance_uuid(self):
         instance = str(uuid.uuid4())
         self.create_node(name='deployed', provision_state='active',

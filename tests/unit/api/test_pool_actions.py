@@ -134,7 +134,7 @@ class TestAllocateReturn(PoolActionTestCase):
         self.assertEqual('active', alloc['state'])
         self.assertEqual(node['uuid'], alloc['node_uuid'])
         self.assertEqual(alloc['uuid'], node['instance_uuid'])
-        self.assertEqual({'pool': 'web'}, alloc['extra'])
+        self.assertEqual(('web', {}), (alloc['pool'], alloc['extra']))
         status = self.get('/v1/pools/web/status').get_json()['statuses']
         self.assertEqual((2, 2), (status['InUse'], status['Free']))
 
@@ -314,7 +314,7 @@ class TestIronicAllocationsInPools(PoolActionTestCase):
     def test_allocation_in_pool_applies_actions_and_delete_returns(self):
         alloc = self.allocate({'pool': 'web'})
         self.assertEqual('active', alloc['state'])
-        self.assertEqual({'pool': 'web'}, alloc['extra'])
+        self.assertEqual(('web', {}), (alloc['pool'], alloc['extra']))
         node = self.node(alloc['node_uuid'])
         self.assertEqual(('n2', 'InUse', True, {'a': 1}),
                          (node['name'], node['pool_status'],

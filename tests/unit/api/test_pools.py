@@ -1,7 +1,6 @@
 """The pools, profiles, workflows and node params API."""
 from oslo_db import exception as db_exc
 
-from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from tests.unit.api import base
 
@@ -140,16 +139,13 @@ class TestPools(PoolAPITestCase):
 
     def test_pool_with_members_cannot_be_deleted(self):
         self.create('pools', {'name': 'web'})
-        node = self.create_node()
-        from pool_conductor.db import nodes as nodes_db
-        nodes_db.update_node(self.context, node, {'pool': 'web'})
+        self.create_node(pool='web')
         self.assertError(409, self.delete('/v1/pools/web'),
                          'it has member nodes')
 
     def test_pool_nodes_move_to_cannot_be_deleted(self):
         self.create('pools', {'name': 'web'})
-        node = self.create_node()
-        nodes_db.update_node(self.context, node, {'pool_destination': 'web'})
+        self.create_node(pool_destination='web')
         self.assertError(409, self.delete('/v1/pools/web'),
                          'nodes are moving to it')
 
@@ -181,8 +177,7 @@ class TestPools(PoolAPITestCase):
         # A node that joined the pool unseen by the check (without the
         # pool's lock): the foreign key refuses the deletion.
         self.create('pools', {'name': 'web'})
-        node = self.create_node()
-        nodes_db.update_node(self.context, node, {'pool': 'web'})
+        self.create_node(pool='web')
         self.patch(pools_db, '_users', lambda *args: None)
         self.assertError(409, self.delete('/v1/pools/web'),
                          'nodes were added to it meanwhile')

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from pool_conductor import autofill
 from pool_conductor import binding
+from pool_conductor import machines
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
@@ -372,7 +373,7 @@ class TestParallelCalls(AutoFillTestCase):
     def test_broker_calls_run_at_once(self):
         self.config(broker_workers=3, group='conductor')
         meeting = _MeetingBroker()
-        self.patch(autofill.brokers, 'get_driver', lambda name: meeting)
+        self.patch(machines.brokers, 'get_driver', lambda name: meeting)
         self.pool(min_free=3)
         done = self.filler.check(self.context)['web']
         # One at a time, the first call would wait for the others in vain.

@@ -12,7 +12,7 @@ from pool_conductor import pool_actions
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import workflows as workflows_db
 from pool_conductor import exception
-from pool_conductor import lifecycle
+from pool_conductor import binding
 from pool_conductor.provisioners import fake
 from pool_conductor import rpc
 from pool_conductor import service
@@ -149,9 +149,7 @@ class TestFakeProvisioner(WorkflowTestCase):
                          (node.stage, node.pool_status, node.runnable,
                           node.last_error))
         # A report of runnable, as a node PATCH makes it.
-        nodes_db.update_node(self.context, node, {
-            'runnable': True,
-            **lifecycle.progress(node, {'runnable': True})})
+        binding.report(self.context, node, {'runnable': True})
         self.assertEqual('Building', self.node(uuid).pool_status)
         self.tick()
         self.assertEqual(('configure', 'Building'),
@@ -167,9 +165,7 @@ class TestFakeProvisioner(WorkflowTestCase):
         node = self.node(uuid)
         self.assertEqual(('complete', 'HoldBuild'),
                          (node.stage, node.pool_status))
-        nodes_db.update_node(self.context, node, {
-            'runnable': True,
-            **lifecycle.progress(node, {'runnable': True})})
+        binding.report(self.context, node, {'runnable': True})
         node = self.node(uuid)
         self.assertEqual(('InUse', None),
                          (node.pool_status, node.pool_conductor_affinity))
@@ -272,9 +268,8 @@ class TestExternalProvisioner(WorkflowTestCase):
                          (node.pool_status, node.stage, node.runnable,
                           node.pool_conductor_affinity))
         # A report moves it, and it is no conductor's any more.
-        node = nodes_db.update_node(self.context, node, {
-            'stage': 'complete',
-            **lifecycle.progress(node, {'stage': 'complete'})})
+        binding.report(self.context, node, {'stage': 'complete'})
+        node = self.node(uuid)
         self.assertEqual(('InUse', None),
                          (node.pool_status, node.pool_conductor_affinity))
 
@@ -319,12 +314,12 @@ class TestClaims(WorkflowTestCase):
         workflows.take_nodes(self.context, 'test-host')
         row, = workflows_db.list_driven_nodes(self.context, 'test-host')
         # Another conductor cannot move a node it does not drive.
-        self.assertFalse(workflows_db.move_node(
+        self.assertFalse(binding.report_driven(
             self.context, row, 'other-host', {'stage': 'install'}))
-        self.assertTrue(workflows_db.move_node(
+        self.assertTrue(binding.report_driven(
             self.context, row, 'test-host', {'stage': 'install'}))
         # The same move from the same reading again: the stage changed.
-        self.assertFalse(workflows_db.move_node(
+        self.assertFalse(binding.report_driven(
             self.context, row, 'test-host', {'stage': 'install'}))
         self.assertEqual('install', self.node(uuid).stage)
 

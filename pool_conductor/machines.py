@@ -1,0 +1,130 @@
+"""Machines brokers make and destroy: the broker asked, the machine
+recorded on its node, or the node given up; shared by AutoFill and
+claims. Brokers are called outside transactions, while the conductor
+holds the node's lock."""
+from oslo_db import exception as db_exc
+
+from pool_conductor import binding
+from pool_conductor import brokers
+from pool_conductor.db import api as db_api
+from pool_conductor.db import machines as machines_db
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import exception
+from pool_conductor import retry
+
+
+def create_parameters(pool) -> dict:
+    """What a pool's broker is asked for a machine by default (its
+    autofill's create_parameters)."""
+    return (pool.autofill or {}).get('create_parameters') or {}
+
+
+def room(conn, pool) -> int | None:
+    """How many more machines a pool's broker may be asked for now: its
+    autofill's max_unready less the members being created (None: no
+    limit). Counted under the pool's exclusive lock."""
+    limit = (pool.autofill or {}).get('max_unready')
+    if limit is None:
+        return None
+    return max(0, limit - machines_db.creating_count(conn, pool.name))
+
+
+def request_of(node, defaults: dict) -> dict:
+    """What a node's broker is asked for it: the request recorded on the
+    node when it was made for a claim, else defaults (its pool's
+    create_parameters)."""
+    return (node.extra or {}).get(binding.BROKER_REQUEST, defaults)
+
+
+def _driver(context, name: str):
+    """A broker's driver and parameters.
+
+    :raises: BrokerError for a broker or driver that is gone
+    """
+    broker = machines_db.get_broker(context, name)
+    if broker is None:
+        raise exception.BrokerError(broker=name, reason='it does not exist')
+    try:
+        driver = brokers.get_driver(broker.driver)
+    except exception.BrokerDriverNotFound as exc:
+        raise exception.BrokerError(broker=name, reason=str(exc)) from exc
+    return driver, dict(broker.parameters or {})
+
+
+def call(context, name: str, method: str, *args, extra: dict | None = None):
+    """Call a broker's driver (create or destroy) with its parameters
+    under extra; its errors name the broker.
+
+    :raises: BrokerError
+    """
+    driver, parameters = _driver(context, name)
+    try:
+        return getattr(driver, method)(*args, {**parameters,
+                                               **(extra or {})})
+    except exception.BrokerError as exc:
+        raise exception.BrokerError(
+            broker=name, reason=exc.kwargs.get('reason', str(exc))) from exc
+    except Exception as exc:
+        raise exception.BrokerError(broker=name, reason=str(exc)) from exc
+
+
+def make(context, node, parameters: dict, host: str) -> bool:
+    """Ask the broker of a node Creating that host holds for its machine
+    (with the node's token), and record the machine on the node.
+
+    :returns: whether host still held the node.
+    :raises: BrokerError
+    """
+    machine = brokers.check_machine(node.broker, call(
+        context, node.broker, 'create', node.broker_token,
+        extra=parameters))
+    return retry.on_deadlock(_finish, context, node.id, machine, host)
+
+
+def _finish(context, node_id: int, machine: dict, host: str) -> bool:
+    try:
+        with db_api.writer_connection(context) as conn:
+            node = machines_db.lock_node(conn, node_id, host)
+            if node is None:
+                return False
+            binding.finish_creation(conn, node, machine)
+            return True
+    except db_exc.DBDuplicateEntry:
+        raise exception.BrokerError(
+            broker=node.broker,
+            reason='the machine it made is named %s, as a node that '
+                   'exists already' % machine.get('name')) from None
+
+
+def destroy(context, node, host: str) -> bool:
+    """Have the broker of a Free node host holds locked destroy its
+    machine, then delete the node.
+
+    :returns: whether host still held the node.
+    :raises: BrokerError
+    """
+    call(context, node.broker, 'destroy', node.broker_ref)
+    return binding.delete_destroyed(context, node.id, host)
+
+
+def make_recorded(context, token_prefix: str, host: str) -> str | None:
+    """Have the brokers make the machines recorded with tokens that start
+    with token_prefix (a claim's) that host holds or no conductor does
+    (left by a dead one: asked again with their token). After a failure,
+    the requests not made yet are given up with the one that failed.
+
+    :returns: the first broker's error, if any.
+    """
+    error = None
+    for node in machines_db.creating_for(context, token_prefix, host):
+        if node.reservation is None and not nodes_db.reserve(
+                context, node.id, host):
+            continue
+        if error is None:
+            try:
+                make(context, node, request_of(node, {}), host)
+                continue
+            except exception.BrokerError as exc:
+                error = str(exc)
+        binding.abandon_creation(context, node.id, host)
+    return error
