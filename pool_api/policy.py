@@ -171,6 +171,11 @@ RULES += [
     _rule('pool:claim:create', API_MEMBER,
           'Create a claim; its owner is the project of the token.',
           [('POST', '/v1/claims')]),
+    _rule('pool:claim:create_unrestricted', SYSTEM_MEMBER,
+          'Create a claim that may bind any node of its providers\' '
+          'pools; without it a claim binds only nodes its project owns '
+          'or leases (a machine a broker makes for it is leased to the '
+          'project).', [('POST', '/v1/claims')]),
     _rule('pool:claim:update', CLAIM_MEMBER,
           'Change the lifespan_end or the resource templates of a claim.',
           [('PATCH', CLAIM)]),

@@ -274,8 +274,8 @@ BROKER_REQUEST = 'broker_request'
 
 def begin_creation(conn, pool: str, broker: str, host: str, count: int,
                    resource_class: str | None = None, *,
-                   token_prefix: str = '',
-                   request: dict | None = None) -> list[int]:
+                   token_prefix: str = '', request: dict | None = None,
+                   lessee: str | None = None) -> list[int]:
     """Record machines a broker is to make for a pool, before it is
     asked: nodes Creating in the pool, locked by host, each with a fresh
     idempotency token (the broker makes one machine per token).
@@ -286,6 +286,8 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
         recorded on the node (extra.broker_request) for whichever
         conductor calls the broker; without it, the pool's
         create_parameters.
+    :param lessee: the project the machines are made for (a claim's that
+        binds only its project's nodes).
     :returns: the new nodes' ids.
     """
     extra = {} if request is None else {BROKER_REQUEST: request}
@@ -294,7 +296,7 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
         'driver': BROKER_NODE_DRIVER, 'resource_class': resource_class,
         'provision_state': states.ENROLL, 'pool': pool,
         'pool_status': states.POOL_CREATING, 'pool_allocated': False,
-        'broker': broker, 'extra': extra,
+        'broker': broker, 'extra': extra, 'lessee': lessee,
         'broker_token': (token_prefix + uuidutils.generate_uuid(
             dashed=False))[:64],
         'reservation': host} for _ in range(count)])

@@ -127,7 +127,8 @@ def create(context, values: dict, resources: list, rpcapi,
            template_schema: dict, check) -> models.Claim:
     """Write a claim pending for a live conductor to bind.
 
-    :param values: uuid, name, owner, lifespan_end (requested).
+    :param values: uuid, name, owner, node_project, lifespan_end
+        (requested).
     :raises: ObjectNotFound, InvalidParameterValue, NoValidHost,
         ClaimAlreadyExists, ClaimDuplicateName
     """
@@ -159,10 +160,16 @@ def token_prefix(claim_uuid: str, index: int | None = None) -> str:
     return prefix if index is None else '%s%d-' % (prefix, index)
 
 
+def _of_project(claim) -> str:
+    if claim.node_project is None:
+        return ''
+    return ' owned or leased by project %s' % claim.node_project
+
+
 def _bind(conn, claim) -> None:
-    """Bind every resource of a locked pending claim, or raise rounds.Rollback
-    (SHORT with the indexes of the resources a broker is to make
-    machines for).
+    """Bind every resource of a locked pending claim to nodes its
+    node_project (if any) owns or leases, or raise rounds.Rollback (SHORT
+    with the indexes of the resources a broker is to make machines for).
     """
     found = claims_db.providers(conn, [r['provider']
                                        for r in claim.resources])
@@ -185,25 +192,28 @@ def _bind(conn, claim) -> None:
         provider = found[resource['provider']]
         broker = pools[provider.pool].broker
         match = providers_rules.Match(resource['template'],
-                      providers_rules.ignored(provider))
+                                      providers_rules.ignored(provider))
         exclude = [n.id for n in taken]
         # A machine made for this resource first: it was made to its
         # template, which its params may not show.
         node = free_nodes.made_with(
-            conn, provider.pool, token_prefix(claim.uuid, i),
-            exclude) if broker and made else None
+            conn, provider.pool, token_prefix(claim.uuid, i), exclude,
+            claim.node_project) if broker and made else None
         if node is None:
-            node = match.find(conn, provider.pool, exclude)
+            node = match.find(conn, provider.pool, exclude,
+                              project=claim.node_project)
         if node is None:
-            if match.find(conn, provider.pool, exclude, lock=False):
+            if match.find(conn, provider.pool, exclude, lock=False,
+                          project=claim.node_project):
                 raise rounds.Rollback(BUSY, None)
             if broker:
                 missing.append(i)
                 continue
             raise rounds.Rollback(
-                FAILED, 'No Free machine of pool %s (provider %s) matches '
-                'resource %d: %s.' % (provider.pool, provider.name, i,
-                                      match.describe()))
+                FAILED, 'No Free machine of pool %s (provider %s)%s '
+                'matches resource %d: %s.' % (
+                    provider.pool, provider.name, _of_project(claim), i,
+                    match.describe()))
         taken.append(node)
     if missing:
         raise rounds.Rollback(SHORT, missing)
@@ -279,7 +289,7 @@ def _record_requests(context, claim_id: int, host: str,
                 binding.begin_creation(
                     conn, name, pool.broker, host, 1,
                     request.get('resource_class'), token_prefix=prefix,
-                    request=request)
+                    request=request, lessee=claim.node_project)
                 if room is not None:
                     room -= 1
         return claim.uuid

@@ -305,14 +305,16 @@ class Match:
                                                                    under)
             for key, (value, under) in self.other.items())
 
-    def find(self, conn, pool: str, exclude, lock: bool = True):
-        """A free node of pool that matches, locked (with lock)."""
+    def find(self, conn, pool: str, exclude, lock: bool = True,
+             project: str | None = None):
+        """A free node of pool that matches, locked (with lock); only one
+        the project owns or leases, with project."""
         after = 0
         while True:
             rows = free_nodes.matching(
                 conn, pool, self.resource_class, self.traits,
                 self.sql_params, exclude, after,
-                _PAGE if self.other else 1, lock)
+                _PAGE if self.other else 1, lock, project)
             for row in rows:
                 if self.checks(row):
                     return row

@@ -88,6 +88,10 @@ def create_claim():
                                        for r in body['resources']])
     values = {k: body[k] for k in ('uuid', 'name') if body.get(k)}
     values['owner'] = flask.g.context.project_id
+    # A claim binds only nodes its project owns or leases, unless the
+    # caller may give out any node.
+    if not policy.allowed('pool:claim:create_unrestricted'):
+        values['node_project'] = values['owner']
     values['lifespan_end'] = validation.timestamp(body.get('lifespan_end'),
                                                   'lifespan_end')
     claim = claims.create(flask.g.context, values, body['resources'],

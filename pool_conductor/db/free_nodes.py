@@ -147,12 +147,15 @@ def for_allocation(conn, alloc, pool: str, where: str, count: int = 1,
 
 def matching(conn, pool: str, resource_class: str | None, traits,
              params: dict, exclude=(), after: int = 0,
-             limit: int | None = 1, lock: bool = True) -> list[sa.Row]:
+             limit: int | None = 1, lock: bool = True,
+             project: str | None = None) -> list[sa.Row]:
     """Free members of a pool of the resource class (any with None), with
     every trait, whose params equal params (scalars), in id order from
-    after on, not in exclude; locked with lock."""
+    after on, not in exclude; locked with lock; only those a project owns
+    or leases when project is given."""
     node = _NODES.c
-    q = _with_traits(_select(node.pool == pool, node.id > after),
+    q = _with_traits(_select(node.pool == pool, node.id > after,
+                             *_of_project(project)),
                      traits).order_by(node.id).limit(limit)
     if resource_class is not None:
         q = q.where(node.resource_class == resource_class)
@@ -165,14 +168,15 @@ def matching(conn, pool: str, resource_class: str | None, traits,
     return conn.execute(skip_locked(conn, q) if lock else q).all()
 
 
-def made_with(conn, pool: str, token_prefix: str, exclude=()
-              ) -> sa.Row | None:
+def made_with(conn, pool: str, token_prefix: str, exclude=(),
+              project: str | None = None) -> sa.Row | None:
     """A Free member of a pool a broker made with a token that starts
-    with token_prefix, not in exclude, locked."""
+    with token_prefix, not in exclude, locked; only one a project owns or
+    leases when project is given."""
     node = _NODES.c
     q = _select(node.pool == pool,
-                node.broker_token.like(token_prefix + '%')
-                ).order_by(node.id).limit(1)
+                node.broker_token.like(token_prefix + '%'),
+                *_of_project(project)).order_by(node.id).limit(1)
     if exclude:
         q = q.where(node.id.not_in(list(exclude)))
     return conn.execute(skip_locked(conn, q)).first()

@@ -383,6 +383,9 @@ class Claim(TimestampMixin, Base):
     # The conductor that binds (and expires) the claim.
     conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
+    # The project whose nodes (owned or leased) the claim may bind; None:
+    # any node of its providers' pools.
+    node_project: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
 
 
 # A schema made from the models (tests, pool-server on a new SQLite file)

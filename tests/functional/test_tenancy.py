@@ -7,11 +7,14 @@ import fixtures
 from oslo_policy import opts as policy_opts
 
 from pool_api import app as pool_app
+from pool_conductor import claims
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
+from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor.db import providers as providers_db
 from pool_conductor import rpcapi
 from tests.functional import db_fixtures
 
@@ -178,6 +181,76 @@ class TenancyMixin:
                          masked)
         _status, shown = self.call('system_reader', 'GET', url)
         self.assertEqual({'root_pw': 's3cret', 'ntp': 'ntp.example'}, shown)
+
+    # Claims bind only the nodes their project may use -----------------------
+
+    def claim(self, persona: str, provider: str) -> dict:
+        status, body = self.call(persona, 'POST', '/v1/claims', {
+            'resources': [{'provider': provider,
+                           'template': {'resource_class': 'baremetal'}}]})
+        self.assertEqual(201, status, body)
+        return body
+
+    def bind(self, claim: dict) -> dict:
+        """The claim once this conductor's round has bound it (or not)."""
+        claims.bind_pending(self.context, 'test-host')
+        status, body = self.call('system_admin', 'GET',
+                                 '/v1/claims/' + claim['uuid'])
+        self.assertEqual(200, status, body)
+        return body
+
+    def claimed_node(self, claim: dict, persona: str) -> dict:
+        """The node of a claim's one allocation, as persona reads it."""
+        _, alloc = self.call(persona, 'GET',
+                             '/v1/allocations/' + claim['allocations'][0])
+        status, node = self.call(persona, 'GET',
+                                 '/v1/nodes/' + alloc['node_uuid'])
+        self.assertEqual(200, status, node)
+        return node
+
+    def shared_provider(self, pool: str, nodes: list[str]) -> None:
+        """A provider named as its pool, which holds nodes."""
+        conductors_db.register_conductor(self.context, 'test-host')
+        providers_db.create(self.context, {'name': pool, 'pool': pool})
+        status, body = self.call('system_admin', 'POST',
+                                 '/v1/pools/%s/addMachines' % pool,
+                                 {'machine_list': nodes})
+        self.assertEqual(200, status, body)
+
+    def test_claim_binds_only_the_projects_nodes(self):
+        self.shared_provider('web', ['mine', 'theirs'])
+        # 'mine' (project-a's) comes first in id order: the claim of
+        # project-b passes over it.
+        claim = self.bind(self.claim('other_admin', 'web'))
+        self.assertEqual('ready', claim['state'], claim['last_error'])
+        self.assertEqual('theirs', self.claimed_node(claim,
+                                                     'other_admin')['name'])
+        claim = self.bind(self.claim('other_admin', 'web'))
+        self.assertEqual('error', claim['state'])
+        self.assertIn('owned or leased by project %s' % OTHER,
+                      claim['last_error'])
+        self.assertFalse(self.node(self.mine)['pool_allocated'])
+        # A caller who may give out any node binds it.
+        claim = self.bind(self.claim('system_admin', 'web'))
+        self.assertEqual('ready', claim['state'], claim['last_error'])
+        self.assertEqual('mine', self.claimed_node(claim,
+                                                   'system_admin')['name'])
+
+    def test_machine_made_for_a_claim_is_leased_to_its_project(self):
+        pools_db.create(self.context, models.Broker,
+                        {'name': 'cloud', 'driver': 'fake'})
+        pools_db.create(self.context, models.Pool,
+                        {'name': 'made', 'broker': 'cloud'})
+        # Free in the pool but project-a's: not the claim's to bind.
+        self.shared_provider('made', ['mine'])
+        claim = self.claim('other_admin', 'made')
+        self.assertEqual('pending', self.bind(claim)['state'])
+        claim = self.bind(claim)
+        self.assertEqual('ready', claim['state'], claim['last_error'])
+        node = self.claimed_node(claim, 'other_admin')
+        self.assertEqual(OTHER, node['lessee'])
+        self.assertNotEqual(self.mine.uuid, node['uuid'])
+        self.assertFalse(self.node(self.mine)['pool_allocated'])
 
 
 class PostgreSQLTenancyTestCase(TenancyMixin, db_fixtures.PostgreSQLTestCase):

@@ -1,4 +1,5 @@
-"""An allocation's pool and claim resource in columns of their own.
+"""An allocation's pool and claim resource in columns of their own; the
+project whose nodes a claim may bind.
 
 They were kept in the allocation's extra, which is the user's: a client
 that wrote extra.pool chose the pool its allocation took a node from,
@@ -24,6 +25,8 @@ def upgrade():
                                            nullable=True))
     op.add_column('allocations', sa.Column('claim_resource', sa.Integer,
                                            nullable=True))
+    op.add_column('claims', sa.Column('node_project', sa.String(255),
+                                      nullable=True))
     table = sa.table('allocations', sa.column('id', sa.Integer),
                      sa.column('extra', sa.JSON().with_variant(
                          postgresql.JSONB(), 'postgresql')),
