@@ -107,15 +107,13 @@ def _strings(value) -> Iterable[str]:
 
 
 def _mask_text(text: str, known: list, found: set) -> str:
-    for secret in known:
-        text = text.replace(secret, MASK)
-    text = strutils.mask_password(text, MASK)
-
     def hide(match: re.Match) -> str:
         if match.group('secret') != MASK:
             found.add(match.group('secret'))
         return match.group('pre') + MASK
 
+    for secret in known:
+        text = text.replace(secret, MASK)
     for shape in _SHAPES:
         text = shape.sub(hide, text)
-    return text
+    return strutils.mask_password(text, MASK)
