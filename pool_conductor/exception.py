@@ -244,6 +244,11 @@ class BrokerDriverNotFound(Invalid):
     points."""
 
 
+class ExecProgramsInvalid(PoolException):
+    """The configuration option [exec_broker] program is not valid:
+    %(reason)s"""
+
+
 class BrokerError(PoolException):
     """Broker %(broker)s failed: %(reason)s"""
 

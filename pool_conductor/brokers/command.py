@@ -13,6 +13,8 @@ What it writes reaches errors and logs masked (BrokerError).
 import json
 import subprocess
 
+from oslo_config import cfg
+
 from pool_conductor.brokers import base
 from pool_conductor.conf import CONF
 from pool_conductor import exception
@@ -23,10 +25,16 @@ MAX_OUTPUT = 1024 * 1024
 
 
 def programs() -> dict[str, list[str]]:
-    """The configured programs: their command lines by name."""
-    entries = (entry.split(':', 1)
-               for entry in CONF.exec_broker.program or ())
-    return {name: line.split() for name, line in entries}
+    """The configured programs: their command lines by name.
+
+    :raises: ExecProgramsInvalid for an entry of another shape
+    """
+    try:
+        entries = CONF.exec_broker.program or ()
+    except cfg.ConfigFileValueError as exc:
+        raise exception.ExecProgramsInvalid(reason=exc) from None
+    return {name: line.split()
+            for name, line in (e.split(':', 1) for e in entries)}
 
 
 def _configured(known: dict) -> str:
@@ -87,7 +95,8 @@ class CommandBroker(base.BrokerDriver):
 
         try:
             line = self._check(parameters)
-        except exception.InvalidParameterValue as exc:
+        except (exception.InvalidParameterValue,
+                exception.ExecProgramsInvalid) as exc:
             fail(str(exc))
         name = 'program %s' % parameters['program']
         timeout = parameters.get('timeout', DEFAULT_TIMEOUT)

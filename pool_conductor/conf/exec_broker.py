@@ -8,12 +8,15 @@ opts = [
                      regex=r'^[A-Za-z0-9][A-Za-z0-9._-]*:\s*\S'),
                  help='A program that exec brokers may run, as '
                       '"NAME:COMMAND LINE", for example "lab-vms:'
-                      '/usr/local/bin/lab-vms --cloud lab"; repeat the '
+                      '/usr/local/bin/lab-vms --cloud lab" (NAME of '
+                      'letters, digits, ".", "_" and "-"); repeat the '
                       'option for each program. A broker names one in its '
-                      'parameter "program". The command line is split at '
-                      'whitespace (no quoting) and run without a shell. '
-                      'Only the programs listed here run: none by '
-                      'default.'),
+                      'parameter "program"; what runs is only ever one of '
+                      'these. The command line is split at whitespace (no '
+                      'quoting) and run without a shell, by the '
+                      'conductors; the API checks the names a broker '
+                      'gives against the same list, so set it alike on '
+                      'both. None by default: no exec broker can run.'),
 ]
 
 

@@ -26,7 +26,8 @@ class TestMask(testtools.TestCase):
         for text, masked in (
                 ('api_token=abc1 ok', 'api_token=****** ok'),
                 ('"access_key": "AKIA1"', '"access_key": "******"'),
-                ('Authorization: Bearer eyJ.x', 'Authorization: Bearer ******'),
+                ('Authorization: Bearer eyJ.x',
+                 'Authorization: Bearer ******'),
                 ('-H "Authorization: Basic dXM6cA=="',
                  '-H "Authorization: Basic ******"'),
                 ('get ftp://me:pw1@host/x', 'get ftp://me:******@host/x'),

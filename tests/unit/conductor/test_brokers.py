@@ -131,6 +131,18 @@ class TestExecBroker(testtools.TestCase):
                               {**self.params, **params})
         self.assertFalse(os.path.exists(made))
 
+    def test_an_entry_of_another_shape(self):
+        conf = self.useFixture(config_fixture.Config(CONF))
+        CONF.clear_override('program', group='exec_broker')
+        conf.load_raw_values(group='exec_broker', program='no-command')
+        exc = self.assertRaises(exception.ExecProgramsInvalid,
+                                self.driver.validate, self.params)
+        self.assertIn("[exec_broker] program is not valid", str(exc))
+        self.assertIn("'no-command' doesn't match", str(exc))
+        exc = self.assertRaises(exception.BrokerError, self.driver.create,
+                                't' * 32, self.params)
+        self.assertIn("'no-command' doesn't match", str(exc))
+
     def test_programs_are_read_at_call_time(self):
         self.programs('other:%s %s' % (sys.executable, SCRIPT))
         self.assertRaises(exception.BrokerError, self.driver.create,
