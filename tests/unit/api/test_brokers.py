@@ -93,6 +93,20 @@ class TestBrokers(base.APITestCase):
             'parameters': {'program': 'other'}}),
             'no program is configured')
 
+    def test_a_broker_of_a_command_moves_to_a_program(self):
+        pools_db.create(self.context, models.Broker, {
+            'name': 'old', 'driver': 'exec',
+            'parameters': {'command': ['/bin/true'], 'timeout': 60}})
+        self.assertError(400, self.patch_json('/v1/brokers/old', [
+            {'op': 'remove', 'path': '/parameters/command'}]),
+            'needs the parameter program')
+        resp = self.patch_json('/v1/brokers/old', [
+            {'op': 'remove', 'path': '/parameters/command'},
+            {'op': 'add', 'path': '/parameters/program', 'value': 'lab-vms'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'program': 'lab-vms', 'timeout': 60},
+                         resp.get_json()['parameters'])
+
     def test_duplicate_is_409(self):
         self.create({'name': 'cloud', 'driver': 'fake'})
         self.assertError(409, self.post('/v1/brokers', {

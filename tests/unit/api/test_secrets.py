@@ -1,6 +1,8 @@
 """Secrets in API answers and error messages are masked."""
 import json
 
+from pool_conductor.db import models
+from pool_conductor.db import pools as pools_db
 from tests.unit.api import base
 
 # Each secret below is a value no answer may show.
@@ -79,6 +81,8 @@ class TestSecretsInAnswers(base.APITestCase):
             {'op': 'replace', 'path': '/params/ntp', 'value': 'ntp2'}])
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertNoSecret(resp)
+        self.assertEqual('leak-root', pools_db.get(
+            self.context, models.Profile, 'lab').params['root_pw'])
         node = self.create_node(profiles=['lab'])
         self.assertNoSecret(self.get('/v1/nodes/%s/params?aggregate=true'
                                      % node.uuid))
