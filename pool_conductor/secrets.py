@@ -1,6 +1,7 @@
 """The one secret masker: what pool shows, records or logs goes through it."""
-import re
 from collections.abc import Iterable
+import functools
+import re
 
 from oslo_utils import strutils
 
@@ -32,13 +33,19 @@ _SHAPES = (
     re.compile(r'(?P<pre>--%s[\w-]*\s+)(?P<secret>[^\s"\',;&-]'
                r'[^\s"\',;&]*)' % _KEY, re.I),
 )
+# Each shape holds one of these: text without any skips them all.
+_HINT = re.compile(r'://|bearer|basic|%s' % _KEY, re.I)
 _FLAG = re.compile(r'--?([\w-]+)')
 
 
 def is_secret_key(key) -> bool:
     """Whether a key's value is a secret, by its name."""
-    if not isinstance(key, str):
-        return False
+    return isinstance(key, str) and _is_secret_name(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret_name(key: str) -> bool:
+    # Cached: answers mask node lists, whose keys repeat.
     name = key.lower().replace('-', '_')
     return (any(k in name for k in KEYS)
             or strutils.mask_dict_password({name: ''}, MASK)[name] == MASK)
@@ -60,11 +67,11 @@ def mask(value, keys: Iterable[str] = (), known: Iterable[str] = ()):
     return _mask(value, frozenset(keys), known, set())
 
 
-def secret_values(value, keys: Iterable[str] = ()) -> set[str]:
+def secret_values(value) -> set[str]:
     """The secret strings mask() would hide in value, to hide them where
     they appear alone (such as in a program's output)."""
     found: set[str] = set()
-    _mask(value, frozenset(keys), (), found)
+    _mask(value, frozenset(), (), found)
     return found
 
 
@@ -114,6 +121,7 @@ def _mask_text(text: str, known: list, found: set) -> str:
 
     for secret in known:
         text = text.replace(secret, MASK)
-    for shape in _SHAPES:
-        text = shape.sub(hide, text)
+    if _HINT.search(text):
+        for shape in _SHAPES:
+            text = shape.sub(hide, text)
     return strutils.mask_password(text, MASK)
