@@ -24,12 +24,17 @@ def created(body: dict):
 
 
 def patched(model, to_dict, name: str, schema: dict, fields,
-            defaults: dict, check=None):
-    """Apply the request's JSON Patch to a named object and save it.
+            defaults: dict, check=None, shown=None):
+    """Apply the request's JSON Patch to a named object and save it. The
+    patch applies to the object as stored (to_dict), secrets too.
 
-    :param check: called with the changed fields before they are saved.
+    :param check: called with the patched body before it is saved, if
+        anything changed.
+    :param shown: what the answer shows of a body (secrets masked); all
+        of it by default.
     :raises: Invalid, ObjectNotFound
     """
+    shown = shown or (lambda body: body)
     patch = validation.json_body()
     context = flask.g.context
     before = to_dict(pools_db.get(context, model, name))
@@ -38,8 +43,8 @@ def patched(model, to_dict, name: str, schema: dict, fields,
                                                   for f in fields}})
     changed = validation.changes(before, after, fields)
     if not changed:
-        return flask.jsonify(before)
+        return flask.jsonify(shown(before))
     if check is not None:
-        check(changed)
-    return flask.jsonify(to_dict(pools_db.update(context, model, name,
-                                                 changed)))
+        check(after)
+    return flask.jsonify(shown(to_dict(pools_db.update(context, model, name,
+                                                       changed))))

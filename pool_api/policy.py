@@ -200,6 +200,13 @@ RULES += [
           'keys such as password or token); without it they read '
           '******.',
           [('GET', '/v1/brokers'), ('GET', '/v1/brokers/{broker_name}')]),
+    _rule('pool:profile:show_secrets', '!',
+          'Show the secret params of profiles (those a profile names in '
+          'secret_params, and values of keys such as password or token), '
+          'also in a node\'s aggregated params; without it they read '
+          '******.',
+          [('GET', '/v1/profiles'), ('GET', '/v1/profiles/{profile_name}'),
+           ('GET', NODE + '/params')]),
     # Ironic's names; the first exists for legacy reasons there.
     policy.RuleDefault(
         'show_password', '!',

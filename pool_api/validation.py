@@ -12,6 +12,7 @@ from webob import exc as webob_exc
 
 from pool_conductor.db import api as db_api
 from pool_conductor import exception
+from pool_conductor import secrets
 
 PATCH_SCHEMA = {
     'type': 'array',
@@ -161,10 +162,18 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == 'additionalProperties':
         return error.message
     path = '/'.join(str(p) for p in error.absolute_path)
+    # The value refused may be a secret, or hold some: shown masked.
+    shown = (secrets.MASK if any(secrets.is_secret_key(p)
+                                 for p in error.absolute_path)
+             else secrets.mask(error.instance))
+    message = error.message
+    if message.startswith(repr(error.instance)):
+        message = repr(shown) + message[len(repr(error.instance)):]
+    message = secrets.mask(message)
     if not path:
-        return error.message
+        return message
     return 'Invalid input for field/attribute %s. Value: %s. %s' % (
-        path, flask.json.dumps(error.instance), error.message)
+        path, flask.json.dumps(shown), message)
 
 
 def validate(schema: dict, data) -> None:

@@ -1,6 +1,8 @@
 """Exceptions of pool; each carries the HTTP status the API answers with."""
 from http import client as http
 
+from pool_conductor import secrets
+
 
 class PoolException(Exception):
     """An unknown error occurred."""
@@ -242,7 +244,23 @@ class BrokerDriverNotFound(Invalid):
     points."""
 
 
+class ExecProgramsInvalid(PoolException):
+    """The configuration option [exec_broker] program is not valid:
+    %(reason)s"""
+
+
 class BrokerError(PoolException):
     """Broker %(broker)s failed: %(reason)s"""
 
     code = http.BAD_GATEWAY
+
+    def __init__(self, message: str | None = None, *,
+                 parameters: dict | None = None, **kwargs):
+        """The reason is masked (it may quote what a broker printed), the
+        secrets among the broker's parameters too, wherever they are."""
+        known = secrets.secret_values(parameters or {})
+        if 'reason' in kwargs:
+            kwargs['reason'] = secrets.mask(str(kwargs['reason']),
+                                            known=known)
+        super().__init__(None if message is None
+                         else secrets.mask(message, known=known), **kwargs)

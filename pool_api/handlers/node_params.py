@@ -12,13 +12,12 @@ from pool_conductor.db import pools as pools_db
 
 def get_node_params(node_ident):
     """The params of a node; with aggregate=true, its profiles' too, with
-    their secret params masked for a caller who may not read profiles."""
+    their secret params masked for a caller who may not read them."""
     node = nodes.get_authorized(node_ident, 'baremetal:node:get')
     if params.get_bool('aggregate'):
-        mask = (None if policy.allowed('pool:profile:get')
-                else nodes.SECRET_MASK)
-        return flask.jsonify(pools_db.effective_params(flask.g.context,
-                                                       node, mask))
+        return flask.jsonify(pools_db.effective_params(
+            flask.g.context, node,
+            hide_secrets=not policy.allowed('pool:profile:show_secrets')))
     return flask.jsonify(node.params or {})
 
 

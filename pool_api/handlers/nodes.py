@@ -1,6 +1,5 @@
 """Nodes: /v1/nodes, their states and their maintenance mode."""
 import flask
-from oslo_utils import strutils
 
 from pool_api import links
 from pool_api import microversion
@@ -20,6 +19,7 @@ from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import provisioning
 from pool_conductor import retry
+from pool_conductor import secrets
 from pool_conductor import states
 
 # Versions of Ironic's API that introduced what only this module checks.
@@ -95,8 +95,6 @@ SOFT_POWER = 27
 MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
 DEPLOYING_VERBS = ('active', 'deploy')
 DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
-# What a secret is shown as, as in Ironic.
-SECRET_MASK = '******'
 
 
 def _visible(field: str) -> bool:
@@ -157,29 +155,22 @@ def to_dict(node, fields=None) -> dict:
 
 
 def hide_secrets(node, body: dict) -> dict:
-    """Mask the secrets of a node's representation as Ironic does: keys
-    of driver_info and instance_info that look like passwords (oslo's
-    mask_dict_password), and instance_info's image_url and configdrive
-    (a string or a dict), unless the caller passes show_password or
-    show_instance_secrets."""
+    """Mask the secrets of a node's representation as Ironic does: the
+    secrets of driver_info and instance_info (pool_conductor.secrets:
+    keys such as password, at any depth, and a config drive whole, also
+    one given as an object) and instance_info's image_url, unless the
+    caller passes show_password or show_instance_secrets."""
     target = {'node.owner': node.owner or '',
               'node.lessee': node.lessee or ''}
     if body.get('driver_info') and not policy.allowed('show_password',
                                                       target):
-        body['driver_info'] = strutils.mask_dict_password(
-            body['driver_info'], SECRET_MASK)
+        body['driver_info'] = secrets.mask(body['driver_info'])
     if body.get('instance_info') and not policy.allowed(
             'show_instance_secrets', target):
-        info = strutils.mask_dict_password(body['instance_info'],
-                                           SECRET_MASK)
+        info = secrets.mask(body['instance_info'])
         if info.get('image_url'):
             # It may be a temporary URL that grants access to the image.
-            info['image_url'] = SECRET_MASK
-        if info.get('configdrive'):
-            # Ironic builds an image from a config drive given as a dict
-            # (version 1.56) and stores that string, which is masked; pool
-            # stores the dict, masked whole to show the same.
-            info['configdrive'] = SECRET_MASK
+            info['image_url'] = secrets.MASK
         body['instance_info'] = info
     return body
 

@@ -5,6 +5,7 @@ from stevedore import driver
 
 from pool_conductor.brokers import base
 from pool_conductor import exception
+from pool_conductor import secrets
 
 NAMESPACE = 'pool.brokers'
 # Fields of a machine a broker returns that become the node's.
@@ -28,9 +29,15 @@ def get_driver(name: str) -> base.BrokerDriver:
 def check_broker(values: dict) -> None:
     """Check a broker's driver exists and takes its parameters.
 
-    :raises: BrokerDriverNotFound, InvalidParameterValue
+    :raises: BrokerDriverNotFound, InvalidParameterValue, its message
+        masked (it may quote a secret parameter)
     """
-    get_driver(values['driver']).validate(values.get('parameters') or {})
+    parameters = values.get('parameters') or {}
+    try:
+        get_driver(values['driver']).validate(parameters)
+    except exception.InvalidParameterValue as exc:
+        raise exception.InvalidParameterValue(err=secrets.mask(
+            exc.message, known=secrets.secret_values(parameters))) from None
 
 
 def check_machine(broker: str, machine) -> dict:

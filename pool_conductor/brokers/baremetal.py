@@ -20,8 +20,9 @@ DEFAULT_WAIT = 600
 _WHERE = ('endpoint', 'cloud', 'auth')
 
 
-def _fail(reason: str):
-    raise exception.BrokerError(broker='baremetal', reason=reason)
+def _fail(reason: str, parameters: dict):
+    raise exception.BrokerError(broker='baremetal', reason=reason,
+                                parameters=parameters)
 
 
 class BaremetalBroker(base.BrokerDriver):
@@ -64,7 +65,7 @@ class BaremetalBroker(base.BrokerDriver):
         try:
             self.validate(parameters)
         except exception.InvalidParameterValue as exc:
-            _fail(str(exc))
+            _fail(str(exc), parameters)
         try:
             if parameters.get('endpoint'):
                 return openstack.connect(
@@ -77,7 +78,7 @@ class BaremetalBroker(base.BrokerDriver):
                 region_name=parameters.get('region_name'),
                 interface=parameters.get('interface', 'public'))
         except sdk_exc.SDKException as exc:
-            _fail('cannot connect: %s' % exc)
+            _fail('cannot connect: %s' % exc, parameters)
 
     def create(self, token: str, parameters: dict) -> dict:
         conn = self._connect(parameters)
@@ -97,10 +98,11 @@ class BaremetalBroker(base.BrokerDriver):
             if alloc.state == 'error':
                 # Asked for again, the request must not find this one.
                 baremetal.delete_allocation(alloc, ignore_missing=True)
-                _fail('allocation %s failed: %s' % (name, alloc.last_error))
+                _fail('allocation %s failed: %s' % (name, alloc.last_error),
+                      parameters)
             node = baremetal.get_node(alloc.node_id)
         except sdk_exc.SDKException as exc:
-            _fail(str(exc))
+            _fail(str(exc), parameters)
         return {
             'ref': alloc.id,
             'name': ((parameters.get('name_prefix') or '') + node.name
@@ -117,4 +119,4 @@ class BaremetalBroker(base.BrokerDriver):
         try:
             conn.baremetal.delete_allocation(ref, ignore_missing=True)
         except sdk_exc.SDKException as exc:
-            _fail(str(exc))
+            _fail(str(exc), parameters)

@@ -7,6 +7,7 @@ from pool_conductor.conf import api
 from pool_conductor.conf import conductor
 from pool_conductor.conf import database
 from pool_conductor.conf import default
+from pool_conductor.conf import exec_broker
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
 
@@ -16,6 +17,7 @@ default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+exec_broker.register_opts(CONF)
 pool.register_opts(CONF)
 provisioner.register_opts(CONF)
 log.register_options(CONF)

@@ -6,6 +6,7 @@ from pool_conductor.db import api
 from pool_conductor.db import models
 
 from pool_conductor import exception
+from pool_conductor import secrets
 
 DEFAULT_POOL = models.DEFAULT_POOL
 # The kind of each named object, as error messages call it.
@@ -210,15 +211,15 @@ def status_counts(context, name: str) -> dict[str, int]:
 
 
 def effective_params(context, node: models.Node,
-                     mask: str | None = None) -> dict:
+                     hide_secrets: bool = False) -> dict:
     """A node's params overlaid on those of its profiles.
 
     As in Digital Rebar, a node's own param wins, then its profiles in
     their order: the first profile that has a param gives its value.
     Profiles deleted meanwhile give nothing.
 
-    :param mask: what a profile's secret params are shown as; their
-        values when None
+    :param hide_secrets: mask the secret params of profiles (those each
+        names and those pool_conductor.secrets knows)
     """
     names = node.profiles or []
     with api.reader(context) as session:
@@ -230,10 +231,9 @@ def effective_params(context, node: models.Node,
         profile = found.get(name)
         if profile is None:
             continue
-        params = dict(profile.params or {})
-        if mask is not None:
-            params.update(dict.fromkeys(
-                set(profile.secret_params or ()) & set(params), mask))
+        params = profile.params or {}
+        if hide_secrets:
+            params = secrets.mask(params, keys=profile.secret_params or ())
         result.update(params)
     result.update(node.params or {})
     return result

@@ -25,6 +25,8 @@ class TakeoverMixin(cluster.ClusterTestMixin):
                          # Two calls at once: the pool fills over several
                          # seconds, and the kill lands in the middle.
                          'broker_workers': 2}
+    SECTIONS = {'exec_broker': {
+        'program': 'machines:%s %s' % (sys.executable, SCRIPT)}}
 
     def setUp(self):
         super().setUp()
@@ -39,8 +41,8 @@ class TakeoverMixin(cluster.ClusterTestMixin):
     def test_fill_goes_on_after_a_sigkill(self):
         self.request('POST', '/v1/brokers', {
             'name': 'vms', 'driver': 'exec',
-            'parameters': {'command': [sys.executable, SCRIPT],
-                           'state_dir': self.state, 'delay': 0.4}},
+            'parameters': {'program': 'machines', 'state_dir': self.state,
+                           'delay': 0.4}},
             expected=201)
         self.request('POST', '/v1/pools', {
             'name': 'web', 'broker': 'vms',

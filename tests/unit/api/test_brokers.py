@@ -12,6 +12,11 @@ from tests.unit.api import base
 
 class TestBrokers(base.APITestCase):
 
+    def setUp(self):
+        super().setUp()
+        self.config(program=['lab-vms:/bin/true', 'other:/bin/false'],
+                    group='exec_broker')
+
     def create(self, body, status=201):
         resp = self.post('/v1/brokers', body)
         self.assertEqual(status, resp.status_code, resp.get_data())
@@ -49,18 +54,58 @@ class TestBrokers(base.APITestCase):
             'name': 'x', 'driver': 'fake', 'parameters': {'fail': 5}}),
             'fail must be a number from 0 to 1')
         self.assertError(400, self.post('/v1/brokers', {
-            'name': 'x', 'driver': 'exec'}), 'needs the parameter command')
+            'name': 'x', 'driver': 'exec'}), 'needs the parameter program')
         self.create({'name': 'x', 'driver': 'exec',
-                     'parameters': {'command': ['/bin/true']}})
+                     'parameters': {'program': 'lab-vms'}})
         self.assertError(400, self.patch_json('/v1/brokers/x', [
-            {'op': 'remove', 'path': '/parameters/command'}]),
-            'needs the parameter command')
+            {'op': 'remove', 'path': '/parameters/program'}]),
+            'needs the parameter program')
         self.assertError(400, self.patch_json('/v1/brokers/x', [
             {'op': 'replace', 'path': '/driver', 'value': 'nope'}]))
         self.assertError(400, self.patch_json('/v1/brokers/x', [
             {'op': 'replace', 'path': '/name', 'value': 'y'}]))
         self.assertError(404, self.patch_json('/v1/brokers/y', [
             {'op': 'replace', 'path': '/description', 'value': 'y'}]))
+
+    def test_exec_runs_only_configured_programs(self):
+        command = {'command': ['/bin/sh', '-c', 'touch /tmp/owned']}
+        message = ('The exec broker no longer takes the parameter command: '
+                   'the operator configures the programs it may run '
+                   '([exec_broker] program). Name one in the parameter '
+                   'program instead, such as {"program": "lab-vms"}; the '
+                   'configured programs are lab-vms, other.')
+        self.assertError(400, self.post('/v1/brokers', {
+            'name': 'x', 'driver': 'exec', 'parameters': command}), message)
+        self.create({'name': 'x', 'driver': 'exec',
+                     'parameters': {'program': 'other'}})
+        self.assertError(400, self.patch_json('/v1/brokers/x', [
+            {'op': 'add', 'path': '/parameters/command',
+             'value': command['command']}]), message)
+        self.assertError(400, self.patch_json('/v1/brokers/x', [
+            {'op': 'replace', 'path': '/parameters/program',
+             'value': '/bin/sh'}]),
+            'not "/bin/sh"; the configured programs are lab-vms, other.')
+        self.assertEqual({'program': 'other'},
+                         self.get('/v1/brokers/x').get_json()['parameters'])
+        self.config(program=[], group='exec_broker')
+        self.assertError(400, self.post('/v1/brokers', {
+            'name': 'y', 'driver': 'exec',
+            'parameters': {'program': 'other'}}),
+            'no program is configured')
+
+    def test_a_broker_of_a_command_moves_to_a_program(self):
+        pools_db.create(self.context, models.Broker, {
+            'name': 'old', 'driver': 'exec',
+            'parameters': {'command': ['/bin/true'], 'timeout': 60}})
+        self.assertError(400, self.patch_json('/v1/brokers/old', [
+            {'op': 'remove', 'path': '/parameters/command'}]),
+            'needs the parameter program')
+        resp = self.patch_json('/v1/brokers/old', [
+            {'op': 'remove', 'path': '/parameters/command'},
+            {'op': 'add', 'path': '/parameters/program', 'value': 'lab-vms'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'program': 'lab-vms', 'timeout': 60},
+                         resp.get_json()['parameters'])
 
     def test_duplicate_is_409(self):
         self.create({'name': 'cloud', 'driver': 'fake'})
@@ -80,7 +125,7 @@ class TestBrokers(base.APITestCase):
                          'pool vms uses it')
 
     def test_secrets_are_masked(self):
-        params = {'command': ['/bin/true'], 'api_password': 'hunter2',
+        params = {'program': 'lab-vms', 'api_password': 'hunter2',
                   'token': 's3cret', 'region': 'east'}
         body = self.create({'name': 'cloud', 'driver': 'exec',
                             'parameters': params})

@@ -676,7 +676,8 @@ class TestSecrets(PolicyTestCase):
 
 
 class TestSecretProfileParams(PolicyTestCase):
-    """A profile's secret params reach only those who may read it."""
+    """A profile's secret params reach only those pool:profile:show_secrets
+    lets see them."""
 
     def setUp(self):
         super().setUp()
@@ -699,11 +700,20 @@ class TestSecretProfileParams(PolicyTestCase):
                           'own': 1}, self.params('project_reader'))
         self.assertEqual({'own': 1}, self.params('project_reader', ''))
 
-    def test_shown_to_profile_readers(self):
-        self.assertEqual({'root_pw': 's3cret', 'ntp': 'ntp.example',
+    def test_masked_for_profile_readers(self):
+        self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example',
                           'own': 1}, self.params('system_reader'))
-        self.use_policy({'pool:profile:get': 'role:reader'})
+        for persona in ('system_reader', 'system_admin'):
+            resp = self.as_persona(persona, 'GET', '/v1/profiles/admins')
+            self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example'},
+                             resp.get_json()['params'])
+
+    def test_shown_when_the_policy_allows(self):
+        self.use_policy({'pool:profile:show_secrets': 'role:reader'})
         self.assertEqual('s3cret', self.params('project_reader')['root_pw'])
+        resp = self.as_persona('system_reader', 'GET', '/v1/profiles')
+        self.assertEqual('s3cret',
+                         resp.get_json()['profiles'][0]['params']['root_pw'])
 
     def test_the_nodes_own_param_is_shown(self):
         nodes_db.update_node(self.context, self.node,

@@ -74,7 +74,7 @@ class TestBrokerCommands(base.TestCommand):
         cmd = brokers.SetBroker(self.app, None)
         args = self.check_parser(cmd, [
             'cloud', '--driver', 'exec', '--description', 'Script',
-            '--parameters', '{"command": ["/bin/make"]}',
+            '--parameters', '{"program": "lab-vms"}',
             '--parameter', 'timeout=60',
             '--parameter', 'env/PATH=/usr/bin'], [])
         self.assertIsNone(cmd.take_action(args))
@@ -82,7 +82,7 @@ class TestBrokerCommands(base.TestCommand):
             {'op': 'add', 'path': '/driver', 'value': 'exec'},
             {'op': 'add', 'path': '/description', 'value': 'Script'},
             {'op': 'add', 'path': '/parameters',
-             'value': {'command': ['/bin/make']}},
+             'value': {'program': 'lab-vms'}},
             {'op': 'add', 'path': '/parameters/timeout', 'value': 60},
             # A key is one key, slashes and all.
             {'op': 'add', 'path': '/parameters/env~1PATH',

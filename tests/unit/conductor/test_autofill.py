@@ -26,6 +26,8 @@ class AutoFillTestCase(base.TestCase):
     def setUp(self):
         super().setUp()
         self.config(broker_retry_interval=0, group='conductor')
+        self.config(program=['machines:%s %s' % (sys.executable, SCRIPT)],
+                    group='exec_broker')
         for host in ('c1', 'c2'):
             conductors_db.register_conductor(self.context, host)
         self.filler = autofill.AutoFiller('c1')
@@ -197,8 +199,7 @@ class TestDrain(AutoFillTestCase):
         state = self.useFixture(fixtures.TempDir()).path
         pools_db.update(self.context, models.Broker, 'cloud', {
             'driver': 'exec',
-            'parameters': {'command': [sys.executable, SCRIPT],
-                           'state_dir': state}})
+            'parameters': {'program': 'machines', 'state_dir': state}})
         self.pool(min_free=3)
         self.filler.check(self.context)
         self.assertEqual(3, len(os.listdir(state)))
@@ -239,8 +240,7 @@ class TestConductors(AutoFillTestCase):
         state = self.useFixture(fixtures.TempDir()).path
         pools_db.update(self.context, models.Broker, 'cloud', {
             'driver': 'exec',
-            'parameters': {'command': [sys.executable, SCRIPT],
-                           'state_dir': state}})
+            'parameters': {'program': 'machines', 'state_dir': state}})
         self.pool(min_free=2)
         # c1 records the requests and asks the broker, then dies before it
         # records the machines.

@@ -3,9 +3,11 @@ import os
 import sys
 
 import fixtures
+from oslo_config import fixture as config_fixture
 import testtools
 
 from pool_conductor import brokers
+from pool_conductor.conf import CONF
 from pool_conductor import exception
 
 SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
@@ -61,8 +63,12 @@ class TestExecBroker(testtools.TestCase):
         super().setUp()
         self.driver = brokers.get_driver('exec')
         self.state = self.useFixture(fixtures.TempDir()).path
-        self.params = {'command': [sys.executable, SCRIPT],
-                       'state_dir': self.state}
+        self.programs('machines:%s %s' % (sys.executable, SCRIPT))
+        self.params = {'program': 'machines', 'state_dir': self.state}
+
+    def programs(self, *programs: str) -> None:
+        self.useFixture(config_fixture.Config(CONF)).config(
+            program=list(programs), group='exec_broker')
 
     def test_create_and_destroy(self):
         machine = self.driver.create('t' * 32, self.params)
@@ -76,8 +82,8 @@ class TestExecBroker(testtools.TestCase):
 
     def test_errors_name_the_broker(self):
         for behave, message in (('error', 'out of machines'),
-                                ('exit', 'exited with status 3: cloud '
-                                         'unreachable'),
+                                ('exit', 'program machines exited with '
+                                         'status 3: cloud unreachable'),
                                 ('garbage', 'did not write a JSON object')):
             exc = self.assertRaises(
                 exception.BrokerError, self.driver.create, 't' * 32,
@@ -92,17 +98,57 @@ class TestExecBroker(testtools.TestCase):
         self.assertIn('did not answer within 0.5 seconds', str(exc))
 
     def test_missing_program(self):
+        self.programs('gone:/nonexistent/broker --fast')
         exc = self.assertRaises(
             exception.BrokerError, self.driver.create, 't' * 32,
-            {**self.params, 'command': ['/nonexistent/broker']})
-        self.assertIn('could not be run', str(exc))
+            {**self.params, 'program': 'gone'})
+        self.assertIn('program gone could not be run', str(exc))
 
     def test_validate(self):
-        for bad in ({}, {'command': 'make-vm'}, {'command': []},
-                    {'command': ['a', 1]},
-                    {'command': ['a'], 'timeout': 0}):
+        for bad in ({}, {'program': ['machines']},
+                    {'program': 'machines', 'timeout': 0}):
             self.assertRaises(exception.InvalidParameterValue,
                               self.driver.validate, bad)
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.driver.validate, {'program': 'nope'})
+        self.assertIn('not "nope"; the configured programs are machines.',
+                      str(exc))
+        self.programs()
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.driver.validate, self.params)
+        self.assertIn('no program is configured', str(exc))
+
+    def test_a_command_of_the_caller_never_runs(self):
+        made = os.path.join(self.state, 'made')
+        params = {'command': ['/bin/sh', '-c', 'touch ' + made]}
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.driver.validate, params)
+        self.assertIn('no longer takes the parameter command', str(exc))
+        self.assertIn('{"program": "lab-vms"}', str(exc))
+        # Beside a configured program too.
+        for call in (self.driver.create, self.driver.destroy):
+            self.assertRaises(exception.BrokerError, call, 't' * 32,
+                              {**self.params, **params})
+        self.assertFalse(os.path.exists(made))
+
+    def test_an_entry_of_another_shape(self):
+        conf = self.useFixture(config_fixture.Config(CONF))
+        CONF.clear_override('program', group='exec_broker')
+        conf.load_raw_values(group='exec_broker', program='no-command')
+        exc = self.assertRaises(exception.ExecProgramsInvalid,
+                                self.driver.validate, self.params)
+        self.assertIn("[exec_broker] program is not valid", str(exc))
+        self.assertIn("'no-command' doesn't match", str(exc))
+        exc = self.assertRaises(exception.BrokerError, self.driver.create,
+                                't' * 32, self.params)
+        self.assertIn("'no-command' doesn't match", str(exc))
+
+    def test_programs_are_read_at_call_time(self):
+        self.programs('other:%s %s' % (sys.executable, SCRIPT))
+        self.assertRaises(exception.BrokerError, self.driver.create,
+                          't' * 32, self.params)
+        self.driver.create('t' * 32, {**self.params, 'program': 'other'})
+        self.assertEqual(1, len(os.listdir(self.state)))
 
     def test_bad_machine(self):
         for machine in ([], {}, {'ref': 3}, {'ref': 'x', 'name': 1},
