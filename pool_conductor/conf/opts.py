@@ -6,6 +6,7 @@ from pool_conductor.conf import conductor
 from pool_conductor.conf import default
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
+from pool_conductor.conf import sandbox
 
 
 def list_opts():
@@ -16,6 +17,7 @@ def list_opts():
         ('conductor', conductor.opts),
         ('pool', pool.opts),
         ('provisioner', provisioner.opts),
+        ('sandbox', sandbox.opts),
     ]
 
 
