@@ -1,79 +1,24 @@
 """What providers' schemas and templates may cost the server: references
 never fetched, validation and rendering stopped at their limits, rendered
 values as a database stores them."""
-import http.server
 import os
-import threading
 import time
 
 import fixtures
 
 from pool_conductor.db import providers as providers_db
+from tests import hostile
 from tests.unit.api import test_claims
 
-# jsonschema compares every pair of items: 3,000 distinct objects took
-# 53 s of CPU time.
-UNIQUE_ITEMS = {'properties': {'params': {'properties': {
-    'list': {'type': 'array', 'uniqueItems': True}}}}}
-UNIQUE_CLAIM = {'params': {'list': [{'k%d' % i: i} for i in range(3000)]}}
-
-
-def _any_of_chain(depth: int) -> dict:
-    """A validation whose params/list is an anyOf of two alike branches at
-    each of depth levels (local references keep it small): 2^depth paths
-    to try for a value that fails at the end."""
-    levels = {'l0': {'type': 'string'}}
-    for i in range(1, depth + 1):
-        levels['l%d' % i] = {'anyOf': [
-            {'type': 'array', 'items': {'$ref': '#/$defs/l%d' % (i - 1)}}
-        ] * 2}
-    return {'$defs': levels, 'properties': {'params': {'properties': {
-        'list': {'$ref': '#/$defs/l%d' % depth}}}}}
-
-
-def _nested(depth: int) -> list:
-    """A number in depth lists: every path of _any_of_chain fails."""
-    value = 1
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    """Answers every GET with a JSON schema, and records its path."""
-
-    def do_GET(self):
-        self.server.paths.append(self.path)
-        body = b'{"type": "object"}'
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 class ProviderSandboxTestCase(test_claims.ClaimTestBase):
-
-    def schema_server(self) -> tuple[str, list]:
-        """The URL of a schema a local HTTP server serves, and the paths
-        it was asked for."""
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Recorder)
-        server.paths = []
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.addCleanup(thread.join)
-        self.addCleanup(server.shutdown)
-        return 'http://127.0.0.1:%d/s.json' % server.server_port, server.paths
 
     def refused_provider(self, validation: dict, message: str):
         self.assertError(400, self.post('/v1/providers', {
             'name': 'p', 'pool': 'lab', 'validation': validation}), message)
 
     def test_remote_references_are_refused_and_never_fetched(self):
-        url, paths = self.schema_server()
+        server = self.useFixture(hostile.SchemaServer())
+        url, paths = server.url, server.paths
         message = ("Provider p: validation refers to '%s': only references "
                    "inside the schema (#...) are followed; nothing is "
                    "fetched.")
@@ -107,7 +52,8 @@ class ProviderSandboxTestCase(test_claims.ClaimTestBase):
         self.assertEqual(1, len(set(answers)), answers)
 
     def test_a_reference_stored_before_is_not_fetched(self):
-        url, paths = self.schema_server()
+        server = self.useFixture(hostile.SchemaServer())
+        url, paths = server.url, server.paths
         self.provider()
         providers_db.update(self.context, 'small',
                             {'validation': {'$ref': url}})
@@ -128,11 +74,12 @@ class ProviderSandboxTestCase(test_claims.ClaimTestBase):
         self.assertEqual([], self.get('/v1/claims').get_json()['claims'])
 
     def test_costly_validation_is_stopped(self):
-        self.provider(validation=UNIQUE_ITEMS)
-        self.provider('chain', validation=_any_of_chain(18))
-        self.refused_claim(UNIQUE_CLAIM, 'resources/0/template: validating '
-                           'it against provider small took more than')
-        self.refused_claim({'params': {'list': _nested(18)}},
+        self.provider(validation=hostile.UNIQUE_ITEMS)
+        self.provider('chain', validation=hostile.any_of_chain())
+        self.refused_claim(hostile.UNIQUE_CLAIM, 'resources/0/template: '
+                           'validating it against provider small took more '
+                           'than')
+        self.refused_claim(hostile.any_of_claim(),
                            'resources/0/template: validating it against '
                            'provider chain took more than', 'chain')
         # Within the limits, validation goes on as before.
@@ -140,14 +87,14 @@ class ProviderSandboxTestCase(test_claims.ClaimTestBase):
 
     def test_costly_templates_are_stopped(self):
         self.provider(template={'enable': True}, defaults={'params': {
-            'x': '{{ ([range(1000)|list]*2000)|sum(start=[])|length }}'}})
+            'x': hostile.SLOW_SUM}})
         self.refused_claim({}, 'Provider small defaults (resources/0): '
                                'rendering the templates took more than')
 
     def test_rendered_values_are_what_a_database_stores(self):
         for i, (text, message) in enumerate((
-                ('{{ "a\\x00b" }}', 'holds a NUL character'),
-                ('{{ "\\ud800" }}', 'holds a lone surrogate'))):
+                (hostile.NUL, 'holds a NUL character'),
+                (hostile.LONE_SURROGATE, 'holds a lone surrogate'))):
             name = 'p%d' % i
             self.provider(name, template={'enable': True},
                           defaults={'params': {'x': text}})

@@ -10,14 +10,9 @@ from pool_conductor.conf import CONF
 from pool_conductor import exception
 from pool_conductor import sandbox
 from pool_conductor import templates
+from tests import hostile
 
 NOW = datetime.datetime(2026, 11, 24, 12, 0, 0)
-# Each takes seconds of CPU time inside one C call (sum, tojson, join),
-# which no watchdog thread of the server can interrupt.
-SLOW_IN_C = ('{{ ([range(1000)|list]*2000)|sum(start=[])|length }}',
-             '{{ (["a" * 65536] * 16000)|tojson|length }}')
-# Builds a string of 1 GiB.
-HUGE_JOIN = '{{ (["a" * 65536] * 16384)|join|length }}'
 LOOP = ('{% for i in range(1000) %}{% for j in range(1000) %}'
         '{% for k in range(1000) %}{% endfor %}{% endfor %}{% endfor %}')
 
@@ -158,7 +153,7 @@ class RenderTestCase(testtools.TestCase):
 
     def test_c_code_stopped_at_the_cpu_limit(self):
         # Each took 5 to 14 s behind a watchdog of 0.5 s.
-        for text in SLOW_IN_C:
+        for text in (hostile.SLOW_SUM, hostile.SLOW_TOJSON):
             seconds = self.over_limit(text, 'took more than 0.5 s of CPU '
                                             'time.')
             # The wall clock limit (2 s) is later, unless the machine is
@@ -168,7 +163,7 @@ class RenderTestCase(testtools.TestCase):
 
     def test_memory_limit(self):
         self.config(memory_limit=64, group='sandbox')
-        seconds = self.over_limit(HUGE_JOIN,
+        seconds = self.over_limit(hostile.HUGE_JOIN,
                                   'needed more than 64 MiB of memory.')
         self.assertLess(seconds, 2.5)
         self.assertEqual('1', self.render('{{ 1 }}'))
@@ -196,10 +191,11 @@ class RenderTestCase(testtools.TestCase):
 
     def test_output_is_what_a_database_stores(self):
         for text, message in (
-                ('{{ "a\\x00b" }}', 'holds a NUL character, which cannot '
-                                    'be stored.'),
-                ('{{ "\\ud800" }}', 'holds a lone surrogate (\\ud800 to '
-                                    '\\udfff), which is not a character.')):
+                (hostile.NUL, 'holds a NUL character, which cannot be '
+                              'stored.'),
+                (hostile.LONE_SURROGATE, 'holds a lone surrogate (\\ud800 to '
+                                         '\\udfff), which is not a '
+                                         'character.')):
             error = self.assertRaises(exception.InvalidParameterValue,
                                       self.render, text)
             self.assertEqual('Provider small defaults: the output of the '
