@@ -107,8 +107,10 @@ class _Process:
     """A sandbox process, as its parent sees it."""
 
     def __init__(self):
+        # -I ignores PYTHONDONTWRITEBYTECODE: -B says it again.
+        flags = ['-I', '-B'] if sys.flags.dont_write_bytecode else ['-I']
         self.popen = subprocess.Popen(
-            [sys.executable, '-I', '-c', _BOOT, *sys.path],
+            [sys.executable, *flags, '-c', _BOOT, *sys.path],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
             close_fds=True, start_new_session=True)
         self.pipe = _Pipe(self.popen.stdout.fileno(),
