@@ -20,8 +20,12 @@ import threading
 import time
 import traceback
 
+from oslo_log import log
+
 from pool_conductor.conf import CONF
 from pool_conductor import exception
+
+LOG = log.getLogger(__name__)
 
 _HEADER = struct.Struct('!I')
 # A job from the parent starts with its wall time limit.
@@ -199,19 +203,27 @@ def call(func, args: tuple, what: str, budget: Budget | None = None):
         func raised (with its message)
     """
     budget = budget or Budget()
-    memory = CONF.sandbox.memory_limit
     if budget.left <= 0:
         raise _over(what, '%s s of CPU time' % budget.total)
     if budget.wall_left <= 0:
         raise _over(what, '%s s' % budget.wall)
+    reply = _ask((func, args, budget.left,
+                  CONF.sandbox.memory_limit * _MIB), budget)
+    _refuse(reply, what, budget)
+    if 'error' in reply:
+        raise RuntimeError('The sandbox failed: %s' % reply['error'])
+    return reply['result']
+
+
+def _ask(job: tuple, budget: Budget) -> dict:
+    """The answer to a job; what it cost is taken from budget."""
     pool = _pool()
     # Waiting for a free sandbox process, or for one to start, does not
     # count.
     process = pool.take()
     start = time.monotonic()
     try:
-        reply = process.ask((func, args, budget.left, memory * _MIB),
-                            budget.wall_left)
+        reply = process.ask(job, budget.wall_left)
     except (_Timeout, _Ended):
         pool.discard(process)
         raise RuntimeError('A sandbox process stopped answering.') from None
@@ -220,20 +232,32 @@ def call(func, args: tuple, what: str, budget: Budget | None = None):
         raise
     pool.give_back(process)
     budget.wall_left -= time.monotonic() - start
-    # A worker stopped at the limit has used all that was left.
+    # A worker stopped at a limit has used all that was left.
     budget.left -= reply.get('cpu', budget.left)
+    return reply
+
+
+def _refuse(reply: dict, what: str, budget: Budget) -> None:
+    """:raises: InvalidParameterValue for a job stopped at a limit, or
+    that the caller's input made fail"""
     limit = {'cpu': '%s s of CPU time' % budget.total,
              'wall': '%s s' % budget.wall}.get(reply.get('limit'))
     if limit:
         raise _over(what, limit)
     if 'memory' in reply:
         raise exception.InvalidParameterValue(
-            err='%s needed more than %d MiB of memory.' % (what, memory))
+            err='%s needed more than %d MiB of memory.'
+                % (what, CONF.sandbox.memory_limit))
+    if 'ended' in reply:
+        # Not at a limit we set, but on the caller's input (C code that
+        # aborts when memory runs out, for instance).
+        LOG.warning('%s: a sandbox worker ended with status %d.', what,
+                    reply['ended'])
+        raise exception.InvalidParameterValue(
+            err='%s stopped its sandbox process (exit status %d).'
+                % (what, reply['ended']))
     if 'invalid' in reply:
         raise exception.InvalidParameterValue(err=reply['invalid'])
-    if 'error' in reply:
-        raise RuntimeError('The sandbox failed: %s' % reply['error'])
-    return reply['result']
 
 
 # The worker ------------------------------------------------------------------
@@ -324,8 +348,7 @@ class _Worker:
             status = self.stop()
             if status == -signal.SIGPROF:
                 return json.dumps({'limit': 'cpu'}).encode(), False
-            return json.dumps({'error': 'The worker ended with status %d.'
-                               % status}).encode(), False
+            return json.dumps({'ended': status}).encode(), False
         return reply[1:], reply[:1] == b'+'
 
     def stop(self) -> int:

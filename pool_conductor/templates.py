@@ -253,7 +253,7 @@ def _walk(document, values: dict | None, where: str):
     """The document with every string rendered (values None: compiled),
     each output a string a database stores, MAX_OUTPUT characters in all.
     """
-    place, total = [''], [0]
+    total = [0]
 
     def walk(value, path):
         if isinstance(value, dict):
@@ -264,15 +264,15 @@ def _walk(document, values: dict | None, where: str):
                     for i, v in enumerate(value)]
         if not isinstance(value, str):
             return value
-        place[0] = path or '/'
-        output = _render_one(value, values, where, place[0])
+        place = path or '/'
+        output = _render_one(value, values, where, place)
         total[0] += len(output)
         if total[0] > MAX_OUTPUT:
             raise exception.InvalidParameterValue(
                 err='%s: the templates render more than %d characters in '
-                    'all (at %s).' % (where, MAX_OUTPUT, place[0]))
+                    'all (at %s).' % (where, MAX_OUTPUT, place))
         documents.check_string(output, '%s: the output of the template at '
-                                       '%s' % (where, place[0]))
+                                       '%s' % (where, place))
         return output
 
     return walk(document, '')
