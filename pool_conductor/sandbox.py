@@ -1,12 +1,5 @@
 """Work a caller controls (provider templates, claim validation) in child
-processes that the kernel stops at a limit of CPU time and memory.
-
-Each sandbox process is started once (it imports pool's modules) and
-serves jobs one at a time; it runs each in a worker process it forked,
-reused for the next job until a limit stops it, so that a new one costs a
-fork, not a start. The worker runs the caller's work; the sandbox process
-only passes jobs and answers and watches the clock.
-"""
+processes that the kernel stops at a limit of CPU time and memory."""
 import json
 import os
 import pickle
@@ -49,9 +42,8 @@ class Budget:
     wall_time_limit) that the sandboxed work of one request may still
     take."""
 
-    def __init__(self, seconds: float | None = None):
-        self.total = (CONF.sandbox.cpu_time_limit if seconds is None
-                      else seconds)
+    def __init__(self):
+        self.total = CONF.sandbox.cpu_time_limit
         self.left = self.total
         self.wall = CONF.sandbox.wall_time_limit
         self.wall_left = self.wall
@@ -107,6 +99,11 @@ class _Pipe:
         os.close(self.write_fd)
 
 
+# A sandbox process is started once (it imports pool's modules) and
+# serves jobs one at a time: it runs each in a worker process it forked,
+# reused for the next job until a limit stops it, so that a new one costs a
+# fork, not a start. The worker runs the caller's work; the sandbox process
+# only passes jobs and answers, and watches the clock.
 class _Process:
     """A sandbox process, as its parent sees it."""
 
