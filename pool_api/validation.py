@@ -11,6 +11,7 @@ import jsonschema
 from webob import exc as webob_exc
 
 from pool_conductor.db import api as db_api
+from pool_conductor import documents
 from pool_conductor import exception
 from pool_conductor import secrets
 
@@ -52,22 +53,9 @@ def _pointer(path: tuple) -> str:
     return json.dumps('/' + '/'.join(parts))[1:-1]
 
 
-def check_string(value: str, where: str) -> None:
-    """Refuse a string no database stores as text: a NUL character or a
-    lone surrogate (not UTF-8).
-
-    :param where: what holds the string, for the message.
-    :raises: Invalid
-    """
-    if '\x00' in value:
-        raise exception.Invalid('%s holds a NUL character, which cannot be '
-                                'stored.' % where)
-    try:
-        value.encode('utf-8')
-    except UnicodeEncodeError:
-        raise exception.Invalid('%s holds a lone surrogate (\\ud800 to '
-                                '\\udfff), which is not a character.'
-                                % where) from None
+# The API checks the strings of requests as the core checks what templates
+# render.
+check_string = documents.check_string
 
 
 def check_document(document, what: str = 'The request body') -> None:

@@ -18,7 +18,6 @@ its machines through the binding writer.
 """
 import datetime
 import json
-import time
 
 from oslo_db import exception as db_exc
 from oslo_log import log
@@ -40,6 +39,7 @@ from pool_conductor import machines
 from pool_conductor import providers as providers_rules
 from pool_conductor import retry
 from pool_conductor import rounds
+from pool_conductor import sandbox
 from pool_conductor import states
 from pool_conductor import templates
 
@@ -109,15 +109,14 @@ def resolve(context, resources: list, claim: dict,
     found = providers_db.get_many(context, [r['provider']
                                             for r in resources])
     now = db_api.utcnow()
-    deadline = time.monotonic() + templates.TIME_LIMIT
+    budget = sandbox.Budget()
     result = []
     for i, resource in enumerate(resources):
         provider = found[resource['provider']]
         template = providers_rules.resolve(
-            provider, resource.get('template') or {}, i, claim, now,
-            max(0.01, deadline - time.monotonic()))
+            provider, resource.get('template') or {}, i, claim, now, budget)
         check(template_schema, template, 'resources/%d/template' % i)
-        providers_rules.validate(provider, template, i)
+        providers_rules.validate(provider, template, i, budget)
         _check_references(context, template, i)
         result.append({'provider': provider.name, 'template': template})
     return result

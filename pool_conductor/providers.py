@@ -7,7 +7,6 @@ import json
 
 import jsonpatch
 import jsonpointer
-import jsonschema
 from jsonschema import exceptions as schema_exc
 
 from pool_conductor.db import free_nodes
@@ -17,35 +16,13 @@ from pool_conductor.db import providers as providers_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import regex
+from pool_conductor import sandbox
+from pool_conductor import schemas
 from pool_conductor import templates
 
 # The largest validation schema, as JSON text.
 MAX_VALIDATION = 65536
 OPS = ('add', 'replace', 'remove')
-
-
-def _re2_pattern(validator, pattern, instance, schema):
-    if validator.is_type(instance, 'string') and not regex.search(
-            pattern, instance):
-        yield schema_exc.ValidationError('%r does not match %r'
-                                         % (instance, pattern))
-
-
-def _re2_pattern_properties(validator, properties, instance, schema):
-    if not validator.is_type(instance, 'object'):
-        return
-    for pattern, subschema in properties.items():
-        for key, value in instance.items():
-            if regex.search(pattern, key):
-                yield from validator.descend(value, subschema, path=key,
-                                             schema_path=pattern)
-
-
-# JSON schema with its patterns matched by RE2 (linear time): a schema
-# from a provider cannot make validation hang.
-Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    {'pattern': _re2_pattern, 'patternProperties': _re2_pattern_properties})
 
 
 def _patterns(schema):
@@ -70,20 +47,24 @@ def check_validation(name: str, schema: dict) -> None:
         raise exception.InvalidParameterValue(
             err='Provider %s: validation is larger than %d characters of '
                 'JSON.' % (name, MAX_VALIDATION))
+    for reference in schemas.outside_references(schema):
+        raise exception.InvalidParameterValue(
+            err='Provider %s: validation refers to %r: only references '
+                'inside the schema (#...) are followed; nothing is '
+                'fetched.' % (name, reference))
     try:
-        Validator.check_schema(schema)
+        schemas.Validator.check_schema(schema)
     except schema_exc.SchemaError as exc:
         raise exception.InvalidParameterValue(
             err='Provider %s: validation is not a valid JSON schema: %s'
                 % (name, exc.message)) from None
-    try:
-        # References that resolve nowhere (remote ones are not fetched)
-        # show on a first use.
-        list(Validator(schema).iter_errors({}))
-    except Exception as exc:
+    # References that resolve nowhere show on a first use.
+    unusable = (_first_error(schema, {}, 'Provider %s: applying validation'
+                             % name) or {}).get('unusable')
+    if unusable:
         raise exception.InvalidParameterValue(
             err='Provider %s: validation cannot be applied: %s'
-                % (name, exc)) from None
+                % (name, unusable))
     for pattern in _patterns(schema):
         try:
             regex.compile_re2(pattern)
@@ -188,29 +169,39 @@ def merge(defaults, template):
     return copy.deepcopy(template)
 
 
-def validate(provider, template: dict, index: int) -> None:
+def _first_error(schema: dict, document, what: str,
+                 budget: sandbox.Budget | None = None) -> dict | None:
+    return sandbox.call(schemas.first_error, (schema, document), what,
+                        budget)
+
+
+def validate(provider, template: dict, index: int,
+             budget: sandbox.Budget | None = None) -> None:
     """:raises: InvalidParameterValue naming the resource, its provider
     and the place in its template"""
     schema = provider.validation or {}
     if not schema:
         return
-    try:
-        error = schema_exc.best_match(Validator(schema).iter_errors(
-            template))
-    except Exception as exc:
-        # A $ref that resolves nowhere, for instance.
+    error = _first_error(schema, template, 'resources/%d/template: '
+                         'validating it against provider %s'
+                         % (index, provider.name), budget)
+    if error is None:
+        return
+    if 'unusable' in error:
+        # A reference that resolves nowhere, or one outside the schema
+        # written before such references were refused.
         raise exception.InvalidParameterValue(
             err='resources/%d: the validation of provider %s cannot be '
-                'applied: %s' % (index, provider.name, exc)) from None
-    if error is not None:
-        path = '/'.join(str(p) for p in error.absolute_path)
-        raise exception.InvalidParameterValue(
-            err='resources/%d/template/%s: %s (validation of provider %s).'
-                % (index, path, error.message, provider.name))
+                'applied: %s' % (index, provider.name, error['unusable']))
+    path = '/'.join(str(p) for p in error['path'])
+    raise exception.InvalidParameterValue(
+        err='resources/%d/template/%s: %s (validation of provider %s).'
+            % (index, path, error['message'], provider.name))
 
 
 def resolve(provider, template: dict, index: int, claim: dict,
-            now: datetime.datetime, seconds: float | None = None) -> dict:
+            now: datetime.datetime, budget: sandbox.Budget | None = None
+            ) -> dict:
     """A claim's resource template with its provider's defaults (rendered
     when its templates are enabled) merged under it.
 
@@ -222,7 +213,7 @@ def resolve(provider, template: dict, index: int, claim: dict,
             defaults, templates.variables(claim, index, as_dict(provider),
                                           now),
             'Provider %s defaults (resources/%d)' % (provider.name, index),
-            seconds)
+            budget)
     return merge(defaults, template)
 
 

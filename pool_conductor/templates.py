@@ -1,16 +1,17 @@
 """Jinja2 templates of providers, rendered in a sandbox that cannot reach
-the server: bounded in length, size and time."""
-import ctypes
+the server, in a process bounded in CPU time and memory."""
 import datetime
 import threading
 
 import jinja2
 from jinja2 import compiler as jinja_compiler
 from jinja2 import nodes as jinja_nodes
-from jinja2 import sandbox
+from jinja2 import sandbox as jinja_sandbox
 
+from pool_conductor import documents
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import sandbox
 
 # The longest template string rendered.
 MAX_TEMPLATE = 4096
@@ -20,8 +21,9 @@ MAX_SIZE = 65536
 MAX_RANGE = 1000
 # The largest integer a template may compute, in bits.
 MAX_BITS = 4096
-# How long rendering the templates of one request may take, in seconds.
-TIME_LIMIT = 0.5
+# The most characters the templates of one document render in all: more
+# than a request body holds ([oslo_middleware] max_request_body_size).
+MAX_OUTPUT = 131072
 
 # Filters that build large strings from small arguments, or format with
 # Python's format mini-language.
@@ -117,10 +119,6 @@ class _TooLarge(Exception):
     pass
 
 
-class _Timeout(BaseException):
-    """Raised in the rendering thread by the watchdog."""
-
-
 def _range(*args):
     result = range(*args)
     if len(result) > MAX_RANGE:
@@ -144,7 +142,7 @@ class _CodeGenerator(jinja_compiler.CodeGenerator):
         self.write('))')
 
 
-class Sandbox(sandbox.ImmutableSandboxedEnvironment):
+class Sandbox(jinja_sandbox.ImmutableSandboxedEnvironment):
     """A Jinja2 environment whose templates read their variables and call
     their helpers, and nothing else."""
 
@@ -243,41 +241,6 @@ def _render(source: str, variables: dict | None) -> str:
     return ''.join(parts)
 
 
-def with_time_limit(func, seconds: float):
-    """Run func in this thread; a watchdog raises _Timeout in it after
-    seconds. The lock and the done flag make sure the exception is never
-    delivered once func is over: either the watchdog fires first and the
-    exception arrives inside the try below, or it finds the work done.
-
-    :raises: _Timeout
-    """
-    target = threading.get_ident()
-    lock = threading.Lock()
-    state = {'done': False, 'fired': False}
-
-    def fire():
-        with lock:
-            if state['done']:
-                return
-            state['fired'] = True
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                ctypes.c_ulong(target), ctypes.py_object(_Timeout))
-
-    timer = threading.Timer(seconds, fire)
-    timer.daemon = True
-    timer.start()
-    try:
-        return func()
-    finally:
-        with lock:
-            state['done'] = True
-            if state['fired']:
-                # Fired, but not delivered yet: withdraw it.
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(target), None)
-        timer.cancel()
-
-
 def variables(claim: dict, index: int, provider: dict,
               now: datetime.datetime) -> dict:
     """What the defaults of a provider may refer to, as Poolboy's."""
@@ -286,18 +249,11 @@ def variables(claim: dict, index: int, provider: dict,
             'timestamp': TimestampFactory(now), 'timedelta': TimeDelta}
 
 
-def render_document(document, values: dict, where: str,
-                    seconds: float | None = None, check_only: bool = False):
-    """A copy of a JSON document with every string rendered as a
-    template with values.
-
-    :param where: what holds the document, for the messages.
-    :param check_only: compile the templates, do not render them.
-    :raises: InvalidParameterValue naming where and the place of the
-        template, for a template that fails, is refused or takes longer
-        than seconds (TIME_LIMIT)
+def _walk(document, values: dict | None, where: str):
+    """The document with every string rendered (values None: compiled),
+    each output a string a database stores, MAX_OUTPUT characters in all.
     """
-    place = ['']
+    total = [0]
 
     def walk(value, path):
         if isinstance(value, dict):
@@ -306,37 +262,59 @@ def render_document(document, values: dict, where: str,
         if isinstance(value, list):
             return [walk(v, '%s/%d' % (path, i))
                     for i, v in enumerate(value)]
-        if isinstance(value, str):
-            place[0] = path or '/'
-            try:
-                return _render(value, None if check_only else values)
-            except _TooLarge:
-                raise exception.InvalidParameterValue(
-                    err='%s: the template at %s builds a value larger than '
-                        'allowed (strings and lists of %d items, ranges of '
-                        '%d, integers of %d bits).'
-                        % (where, place[0], MAX_SIZE, MAX_RANGE, MAX_BITS)
-                ) from None
-            except exception.InvalidParameterValue as exc:
-                raise exception.InvalidParameterValue(
-                    err='%s: the template at %s: %s'
-                        % (where, place[0], exc.message)) from None
-            except (jinja2.TemplateError, ArithmeticError, TypeError,
-                    ValueError, LookupError, RecursionError,
-                    MemoryError) as exc:
-                raise exception.InvalidParameterValue(
-                    err='%s: the template at %s failed: %s'
-                        % (where, place[0], exc)) from None
-        return value
+        if not isinstance(value, str):
+            return value
+        place = path or '/'
+        output = _render_one(value, values, where, place)
+        total[0] += len(output)
+        if total[0] > MAX_OUTPUT:
+            raise exception.InvalidParameterValue(
+                err='%s: the templates render more than %d characters in '
+                    'all (at %s).' % (where, MAX_OUTPUT, place))
+        documents.check_string(output, '%s: the output of the template at '
+                                       '%s' % (where, place))
+        return output
 
+    return walk(document, '')
+
+
+def _render_one(source: str, values: dict | None, where: str,
+                place: str) -> str:
     try:
-        return with_time_limit(lambda: walk(document, ''),
-                               TIME_LIMIT if seconds is None else seconds)
-    except _Timeout:
+        return _render(source, values)
+    except _TooLarge:
         raise exception.InvalidParameterValue(
-            err='%s: the template at %s took longer than %s seconds.'
-                % (where, place[0], TIME_LIMIT if seconds is None
-                   else seconds)) from None
+            err='%s: the template at %s builds a value larger than '
+                'allowed (strings and lists of %d items, ranges of '
+                '%d, integers of %d bits).'
+                % (where, place, MAX_SIZE, MAX_RANGE, MAX_BITS)) from None
+    except exception.InvalidParameterValue as exc:
+        raise exception.InvalidParameterValue(
+            err='%s: the template at %s: %s'
+                % (where, place, exc.message)) from None
+    except (jinja2.TemplateError, ArithmeticError, TypeError,
+            ValueError, LookupError, RecursionError) as exc:
+        raise exception.InvalidParameterValue(
+            err='%s: the template at %s failed: %s'
+                % (where, place, exc)) from None
+
+
+def render_document(document, values: dict, where: str,
+                    budget: sandbox.Budget | None = None,
+                    check_only: bool = False):
+    """A copy of a JSON document with every string rendered as a
+    template with values, in a sandbox process (see sandbox.call()).
+
+    :param where: what holds the document, for the messages.
+    :param budget: the CPU time left to the request.
+    :param check_only: compile the templates, do not render them.
+    :raises: InvalidParameterValue naming where and the place of the
+        template, for a template that fails or is refused, renders what
+        a database cannot store, or goes beyond a limit of the sandbox
+    """
+    return sandbox.call(_walk, (document, None if check_only else values,
+                                where),
+                        '%s: rendering the templates' % where, budget)
 
 
 def _escape(key: str) -> str:

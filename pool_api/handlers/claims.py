@@ -13,6 +13,7 @@ from pool_conductor.db import claims as claims_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import exception
 from pool_conductor import providers
+from pool_conductor import sandbox
 from pool_conductor import states
 
 FIELDS = ('uuid', 'name', 'owner', 'state', 'last_error', 'resources',
@@ -151,6 +152,7 @@ def update_claim(claim_ident):
                 err='The resources of a claim and their providers cannot '
                     'be added, removed or changed; only their templates.')
         found = providers_db.get_many(context, [r['provider'] for r in new])
+        budget = sandbox.Budget()
         for i, (old, resource) in enumerate(zip(claim.resources, new,
                                                 strict=True)):
             template = resource.get('template') or {}
@@ -160,7 +162,7 @@ def update_claim(claim_ident):
             provider = found[resource['provider']]
             _check(schema.RESOURCE_TEMPLATE, template,
                    'resources/%d/template' % i)
-            providers.validate(provider, template, i)
+            providers.validate(provider, template, i, budget)
             providers.template_changes(provider, i, old['template'], template)
     if 'lifespan_end' in changed:
         changed['lifespan_end'] = claims.changed_end(

@@ -7,6 +7,7 @@ from pool_conductor.conf import default
 from pool_conductor.conf import exec_broker
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
+from pool_conductor.conf import sandbox
 
 
 def list_opts():
@@ -18,6 +19,7 @@ def list_opts():
         ('exec_broker', exec_broker.opts),
         ('pool', pool.opts),
         ('provisioner', provisioner.opts),
+        ('sandbox', sandbox.opts),
     ]
 
 

@@ -6,6 +6,7 @@ import json
 import re
 import select
 import socket
+import threading
 import time
 
 import testtools
@@ -13,6 +14,7 @@ import testtools
 from pool_api import routes
 from tests.functional import cluster
 from tests.functional import db_fixtures
+from tests import hostile
 
 VERSION = b'X-OpenStack-Ironic-API-Version: 1.60\r\n'
 # Every answer comes within this many seconds; a body that stops
@@ -66,6 +68,30 @@ NODE_QUERIES = {
     'negative huge number': 'k=Lt(-18446744073709551616)',
 }
 
+# Providers that a claim makes costly, or whose templates render what no
+# database stores: their fields, the claim's template, what the 400 says.
+_TEMPLATES = {'template': {'enable': True}}
+HOSTILE_PROVIDERS = {
+    'sum-in-c': ({**_TEMPLATES, 'defaults': {'params': {
+        'x': hostile.SLOW_SUM}}}, {}, 'rendering the templates took more'),
+    'tojson-1gib': ({**_TEMPLATES, 'defaults': {'params': {
+        'x': hostile.SLOW_TOJSON}}}, {}, 'rendering the templates took more'),
+    'join-1gib': ({**_TEMPLATES, 'defaults': {'params': {
+        'x': hostile.HUGE_JOIN}}}, {},
+        'rendering the templates needed more than 256 MiB of memory'),
+    'nul': ({**_TEMPLATES, 'defaults': {'params': {'x': hostile.NUL}}}, {},
+            'the output of the template at /params/x holds a NUL'),
+    'lone-surrogate': ({**_TEMPLATES, 'defaults': {'params': {
+        'x': hostile.LONE_SURROGATE}}}, {},
+        'the output of the template at /params/x holds a lone surrogate'),
+    'unique-items': ({'validation': hostile.UNIQUE_ITEMS},
+                     hostile.UNIQUE_CLAIM, 'validating it against provider '
+                     'unique-items took more'),
+    'any-of-chain': ({'validation': hostile.any_of_chain()},
+                     hostile.any_of_claim(), 'validating it against provider '
+                     'any-of-chain took more'),
+}
+
 
 def _request_line(method: str, path: str, headers: bytes = b'',
                   body: bytes | None = None,
@@ -108,6 +134,11 @@ class HostileInputMixin:
         return cls.send(_request_line(method, path, body=data))
 
     @classmethod
+    def claim(cls, provider: str, template: dict | None = None):
+        return cls.call('POST', '/v1/claims', {'resources': [
+            {'provider': provider, 'template': template or {}}]})
+
+    @classmethod
     def send(cls, data: bytes, keep_open: bool = False):
         """(status, headers, body, seconds) of a raw request."""
         start = time.monotonic()
@@ -140,6 +171,8 @@ class HostileInputMixin:
                                'address': '52:54:00:00:00:01'}),
                 ('/v1/brokers', {'name': 'b1', 'driver': 'fake'}),
                 ('/v1/providers', {'name': 'pv1', 'pool': 'p1'}),
+                *(('/v1/providers', {'name': name, 'pool': 'p1', **fields})
+                  for name, (fields, _, _) in HOSTILE_PROVIDERS.items()),
                 ('/v1/claims', {'name': 'c1',
                                 'resources': [{'provider': 'pv1'}]})):
             status, _, text, _ = cls.call('POST', path, body)
@@ -176,6 +209,46 @@ class HostileInputMixin:
         fault = json.loads(json.loads(body)['error_message'])
         self.assertEqual('Client', fault['faultcode'], what)
         self.assertTrue(fault['faultstring'], what)
+
+    def assertFault(self, answer, text: str, what: str):
+        self.assertRefused(answer, what, (400,))
+        self.assertIn(text, json.loads(json.loads(answer[2])[
+            'error_message'])['faultstring'], what)
+
+    def test_hostile_providers_cost_a_bounded_time_and_store_nothing(self):
+        before = self.snapshot()
+        for name, (_, template, message) in HOSTILE_PROVIDERS.items():
+            self.assertFault(self.claim(name, template), message, name)
+        self.assertEqual(before, self.snapshot())
+
+    def test_references_outside_a_schema_are_never_fetched(self):
+        server = self.useFixture(hostile.SchemaServer())
+        before = self.snapshot()
+        for reference in (server.url, 'file:///etc/passwd',
+                          'file:///nonexistent.json'):
+            self.assertFault(self.call('POST', '/v1/providers', {
+                'name': 'ref', 'pool': 'p1',
+                'validation': {'$ref': reference}}),
+                "validation refers to '%s'" % reference, reference)
+        self.assertEqual([], server.paths)
+        self.assertEqual(before, self.snapshot())
+
+    def test_a_costly_render_does_not_hold_the_server(self):
+        answers = []
+        thread = threading.Thread(
+            target=lambda: answers.append(self.claim('sum-in-c')))
+        thread.start()
+        time.sleep(0.3)
+        status, _, body, seconds = self.call('GET', '/v1')
+        thread.join()
+        self.assertEqual(200, status, body)
+        # The render took 17 s, holding the GIL: no other request was
+        # answered meanwhile.
+        self.assertLess(seconds, 1)
+        self.assertFault(answers[0], 'rendering the templates took more',
+                         'sum-in-c')
+        # The claim was still being refused when GET /v1 was answered.
+        self.assertGreater(answers[0][3], 0.3 + seconds)
 
     def test_hostile_bodies_are_refused_and_store_nothing(self):
         before = self.snapshot()

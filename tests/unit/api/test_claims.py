@@ -129,7 +129,8 @@ class ProviderAPITestCase(ClaimTestBase):
         self.assertError(400, self.post('/v1/providers', {
             'name': 'p', 'pool': 'lab',
             'validation': {'$ref': 'http://169.254.169.254/latest'}}),
-            'Provider p: validation cannot be applied')
+            "Provider p: validation refers to 'http://169.254.169.254/"
+            "latest'")
         self.assertError(400, self.post('/v1/providers', {
             'name': 'p', 'pool': 'lab',
             'validation': {'description': 'x' * 70000}}),
@@ -321,8 +322,8 @@ class ClaimAPITestCase(ClaimTestBase):
                  '{% for k in range(1000) %}{% endfor %}{% endfor %}'
                  '{% endfor %}'}})
         self.assertError(400, self.claim({}),
-                         'Provider small defaults (resources/0): the '
-                         'template at /params/x took longer than')
+                         'Provider small defaults (resources/0): rendering '
+                         'the templates took more than 0.5 s of CPU time.')
         self.assertEqual([], self.get('/v1/claims').get_json()['claims'])
 
     def test_validation_refusals(self):
