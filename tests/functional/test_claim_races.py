@@ -17,6 +17,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import exception
 from pool_conductor import pool_actions
+from pool_conductor import providers
 from pool_conductor import rpcapi
 from pool_conductor import states
 from tests.functional import db_fixtures
@@ -171,7 +172,7 @@ class ClaimChangeMixin(ClaimRaceMixin):
         resources = [dict(r, template=dict(r['template']))
                      for r in claim.resources]
         resources[1]['template']['params'] = {'power': 'off'}
-        claims.template_changes(
+        providers.template_changes(
             providers_db.get(self.context, 'race'), 1,
             claim.resources[1]['template'], resources[1]['template'])
         claims.update(self.context, claim, {'resources': resources})

@@ -46,9 +46,9 @@ class PoolRaceMixin(test_allocation_races.AllocationRaceHelpers):
         for t in bulks:
             t.start()
         start.wait()
-        # Single allocations name the pool (as POST /v1/allocations with a
-        # pool records it); without one they take nodes of the default.
-        singles = self.race(20, extra={'pool': 'race', 'single': True})
+        # Single allocations name the pool, as POST /v1/allocations with
+        # a pool records it; without one they take nodes of the default.
+        singles = self.race(20, pool='race', extra={'single': True})
         for t in bulks:
             t.join()
         # Allocations of both kinds hold distinct nodes.
