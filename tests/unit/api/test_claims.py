@@ -376,6 +376,10 @@ class ClaimAPITestCase(ClaimTestBase):
 
     def test_owner_scoping(self):
         self.provider()
+        # A member's claim binds only its project's machines.
+        for i in range(self.nodes):
+            self.ok(self.patch_json('/v1/nodes/node-%d' % i, [
+                {'op': 'add', 'path': '/owner', 'value': PROJECT}]))
         mine = self.ok(self.claim({}, headers=MEMBER), 201)
         self.assertEqual(PROJECT, mine['owner'])
         path = '/v1/claims/%s' % mine['uuid']
