@@ -11,6 +11,7 @@ import jsonpointer
 import jsonschema
 from webob import exc as webob_exc
 
+from pool_api.schemas import common
 from pool_conductor.db import api as db_api
 from pool_conductor import exception
 
@@ -200,8 +201,12 @@ def _describe(error: jsonschema.ValidationError) -> str:
     path = '/'.join(str(p) for p in error.absolute_path)
     if not path:
         return error.message
+    message = error.message
+    if (error.validator in ('pattern', 'minLength', 'maxLength')
+            and error.schema.get('pattern') == common.NAME_PATTERN):
+        message = common.NAME_RULE
     return 'Invalid input for field/attribute %s. Value: %s. %s' % (
-        path, flask.json.dumps(error.instance), error.message)
+        path, flask.json.dumps(error.instance), message)
 
 
 def validate(schema: dict, data) -> None:
