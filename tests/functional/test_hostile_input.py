@@ -243,6 +243,41 @@ class HostileInputMixin:
             self.assertRefused(self.send(data), name, statuses)
         self.assertEqual(before, self.snapshot())
 
+    def test_an_answer_before_the_body_closes_the_connection(self):
+        post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION
+                + b'Content-Type: application/json\r\n')
+        cases = {
+            # The body would follow the answer, if at all.
+            'body too large': (
+                post + b'Content-Length: 100000000\r\n\r\n', 413),
+            'unknown route': (_request_line(
+                'POST', '/v1/no_such_thing', body=b'{"name": "x"}'), 404),
+            'unsupported version': (_request_line(
+                'POST', '/v1/nodes', body=b'{"driver": "fake-hardware"}',
+                version=b'X-OpenStack-Ironic-API-Version: 9.99\r\n'), 406),
+        }
+        for name, (data, status) in cases.items():
+            sock = socket.create_connection(('127.0.0.1', self.port),
+                                            timeout=PROMPT)
+            self.addCleanup(sock.close)
+            sock.sendall(data)
+            resp = http.client.HTTPResponse(sock)
+            resp.begin()
+            resp.read()
+            self.assertEqual((status, 'close'),
+                             (resp.status, resp.headers['Connection']), name)
+            # The server closes its end at once, rather than wait for a
+            # body to drain.
+            start = time.monotonic()
+            try:
+                self.assertEqual(b'', sock.recv(1), name)
+            except ConnectionResetError:
+                pass
+            self.assertLess(time.monotonic() - start, 1, name)
+            status, _, body, seconds = self.send(_request_line('GET', '/v1'))
+            self.assertEqual(200, status, (name, body))
+            self.assertLess(seconds, 1, name)
+
     def test_truncated_bodies_are_400_within_the_socket_timeout(self):
         post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION
                 + b'Content-Type: application/json\r\n')
