@@ -104,3 +104,11 @@ class TestStoredNames(base.APITestCase):
                 self.assertError(404, self.get(path))
         self.assertEqual(['default'], [p['name'] for p in self.get(
             '/v1/pools').get_json()['pools']])
+
+    def test_a_node_renamed(self):
+        node = nodes_db.create_node(self.context, {
+            'name': '.', 'driver': 'fake-hardware'})
+        patch = [{'op': 'replace', 'path': '/name', 'value': 'dot'}]
+        resp = self.patch_json('/v1/nodes/' + node.uuid, patch)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('dot', resp.get_json()['name'])
