@@ -151,7 +151,8 @@ class _Body:
 
     def read_whole(self, length: int | None) -> bool:
         """Whether the application read the whole body."""
-        return self.ended or (length is not None and self.count >= length)
+        return self.ended or (length is not None
+                              and 0 <= length <= self.count)
 
 
 class _CloseUnreadBody:
@@ -173,7 +174,7 @@ class _CloseUnreadBody:
         environ['wsgi.input'] = body
 
         def start(status: str, headers: list, exc_info=None):
-            if not body.read_whole(length if length != -1 else None):
+            if not body.read_whole(length):
                 headers = [*headers, ('Connection', 'close')]
             return start_response(status, headers, exc_info)
 
