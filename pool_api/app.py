@@ -131,16 +131,18 @@ class _Body:
         self.count = 0
         self.ended = False
 
-    def _counted(self, data: bytes, size: int) -> bytes:
+    def _counted(self, data: bytes, *size: int) -> bytes:
         self.count += len(data)
-        self.ended = self.ended or (not data and size != 0)
+        self.ended = self.ended or (not data and size != (0,))
         return data
 
-    def read(self, size: int = -1) -> bytes:
-        return self._counted(self.stream.read(size), size)
+    # The size is passed on only when given: cheroot reads a size of -1
+    # to the end of the connection.
+    def read(self, *size: int) -> bytes:
+        return self._counted(self.stream.read(*size), *size)
 
-    def readline(self, size: int = -1) -> bytes:
-        return self._counted(self.stream.readline(size), size)
+    def readline(self, *size: int) -> bytes:
+        return self._counted(self.stream.readline(*size), *size)
 
     def __iter__(self):
         return iter(self.readline, b'')

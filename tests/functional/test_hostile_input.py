@@ -406,6 +406,22 @@ class HostileInputMixin:
             self.assertEqual(200, status, (name, body))
             self.assertLess(seconds, 1, name)
 
+    def test_a_body_read_whole_keeps_the_connection(self):
+        sock = socket.create_connection(('127.0.0.1', self.port),
+                                        timeout=PROMPT)
+        self.addCleanup(sock.close)
+        for _ in range(2):
+            # A body the application refuses once it has read it all.
+            sock.sendall(_request_line('POST', '/v1/nodes',
+                                       body=b'{"name": "x"}'))
+            start = time.monotonic()
+            resp = http.client.HTTPResponse(sock)
+            resp.begin()
+            resp.read()
+            self.assertEqual(400, resp.status)
+            self.assertNotEqual('close', resp.headers['Connection'])
+            self.assertLess(time.monotonic() - start, 1)
+
     def test_truncated_bodies_are_400_within_the_socket_timeout(self):
         post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION
                 + b'Content-Type: application/json\r\n')
