@@ -111,6 +111,78 @@ class _Healthcheck:
         return self.app(environ, start_response)
 
 
+def _content_length(environ: dict) -> int | None:
+    """The declared length of the body of a request: None without one, -1
+    for one that is not a number of bytes."""
+    declared = environ.get('CONTENT_LENGTH')
+    if not declared:
+        return None
+    try:
+        return validation.integer(declared, 'Content-Length')
+    except exception.InvalidParameterValue:
+        return -1
+
+
+class _Body:
+    """wsgi.input, counting what the application reads of it."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.count = 0
+        self.ended = False
+
+    def _counted(self, data: bytes, *size: int) -> bytes:
+        self.count += len(data)
+        self.ended = self.ended or (not data and size != (0,))
+        return data
+
+    # The size is passed on only when given: cheroot reads a size of -1
+    # to the end of the connection.
+    def read(self, *size: int) -> bytes:
+        return self._counted(self.stream.read(*size), *size)
+
+    def readline(self, *size: int) -> bytes:
+        return self._counted(self.stream.readline(*size), *size)
+
+    def __iter__(self):
+        return iter(self.readline, b'')
+
+    def __getattr__(self, name: str):
+        # Reads by other means are not counted: the connection closes.
+        return getattr(self.stream, name)
+
+    def read_whole(self, length: int | None) -> bool:
+        """Whether the application read the whole body."""
+        return self.ended or (length is not None
+                              and 0 <= length <= self.count)
+
+
+class _CloseUnreadBody:
+    """Answers with "Connection: close" when the application did not read
+    the whole body of the request (an early refusal: 413, 401, 404, ...):
+    the server would have to read the rest, which may be large or never
+    come, to find where the next request on the connection starts."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ: dict, start_response):
+        length = _content_length(environ)
+        chunked = 'chunked' in environ.get('HTTP_TRANSFER_ENCODING',
+                                           '').lower()
+        if not (length or chunked):
+            return self.app(environ, start_response)
+        body = _Body(environ['wsgi.input'])
+        environ['wsgi.input'] = body
+
+        def start(status: str, headers: list, exc_info=None):
+            if not body.read_whole(length):
+                headers = [*headers, ('Connection', 'close')]
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, start)
+
+
 class _BodySizeLimit:
     """Refuses a declared body over [oslo_middleware]
     max_request_body_size in Ironic's error shape; oslo.middleware's
@@ -123,13 +195,9 @@ class _BodySizeLimit:
 
     def __call__(self, environ: dict, start_response):
         limit = CONF.oslo_middleware.max_request_body_size
-        declared = environ.get('CONTENT_LENGTH')
-        if not declared:
+        length = _content_length(environ)
+        if length is None:
             return self.limiter(environ, start_response)
-        try:
-            length = int(declared)
-        except ValueError:
-            length = -1
         if length < 0:
             return errors.wsgi_error(start_response, 400,
                                      'Invalid Content-Length header.')
@@ -163,7 +231,7 @@ def _middleware(app):
     app = _BodySizeLimit(app)
     app = _Healthcheck(app)
     app = request_id.RequestId(app, {'oslo_config_config': CONF})
-    return _ProxyHeaders(app)
+    return _CloseUnreadBody(_ProxyHeaders(app))
 
 
 def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:

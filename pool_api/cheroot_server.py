@@ -191,6 +191,10 @@ class Request(server.HTTPRequest):
         # answers, so that the connection can serve the next request. A
         # body the client stopped sending (the read timed out) or whose
         # chunks are malformed cannot be read: close instead, and answer.
+        # So does an application answering "Connection: close".
+        if (b'connection', b'close') in [
+                (k.lower(), v.lower()) for k, v in self.outheaders]:
+            self.close_connection = True
         if not self.close_connection:
             try:
                 if self.chunked_read:

@@ -35,7 +35,15 @@ def status_of(exc: BaseException) -> int:
     return 500
 
 
+def _close_graceful(sock) -> None:
+    sock.setblocking(True)
+    util.close_graceful(sock)
+
+
 class _Connection(gthread.TConn):
+
+    # The request threads of the worker.
+    pool = None
 
     def init(self):
         super().init()
@@ -44,9 +52,42 @@ class _Connection(gthread.TConn):
         # hold the thread for ever.
         self.sock.settimeout(CONF.api.client_socket_timeout)
 
+    def close(self, graceful=False):
+        # gunicorn lingers for the client to close its end on the worker's
+        # main thread, which meanwhile accepts no connection: a request
+        # thread lingers instead.
+        if graceful and self.pool is not None:
+            try:
+                self.pool.submit(_close_graceful, self.sock)
+                return
+            except RuntimeError:
+                # The worker is stopping: its threads take no more work.
+                pass
+        super().close(graceful)
+
+
+def _closing(app):
+    """app, its "Connection: close" closing the connection: gunicorn
+    drops the hop-by-hop headers of an application, and would keep the
+    connection and read what is left of the body."""
+    def wsgi(environ: dict, start_response):
+        def start(status: str, headers: list, exc_info=None):
+            if any(k.lower() == 'connection' and v.lower() == 'close'
+                   for k, v in headers):
+                # gunicorn's start_response is a method of its response.
+                start_response.__self__.force_close()
+            return start_response(status, headers, exc_info)
+        return app(environ, start)
+    return wsgi
+
 
 class ThreadWorker(gthread.ThreadWorker):
-    """gthread's worker: errors in Ironic's shape, bounded reads."""
+    """gthread's worker: errors in Ironic's shape, bounded reads, and
+    "Connection: close" of the application honoured."""
+
+    def load_wsgi(self):
+        super().load_wsgi()
+        self.wsgi = _closing(self.wsgi)
 
     def accept(self, listener):
         # gthread's accept(), with the connection class above.
@@ -54,8 +95,10 @@ class ThreadWorker(gthread.ThreadWorker):
             client_sock, client_addr = listener.accept()
             self.nr_conns += 1
             client_sock.setblocking(True)
-            self.enqueue_req(_Connection(self.cfg, client_sock, client_addr,
-                                         listener.getsockname()))
+            conn = _Connection(self.cfg, client_sock, client_addr,
+                               listener.getsockname())
+            conn.pool = self.tpool
+            self.enqueue_req(conn)
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED,
                                  errno.EWOULDBLOCK):

@@ -31,7 +31,8 @@ ALLOCATION_OWNER = 60
 # Ironic added lessee in 1.65; pool shows it from its own highest version.
 LESSEE = 60
 
-_VERSION_RE = re.compile(r'^([1-9]\d*)\.(0|[1-9]\d*)$')
+# ASCII digits, few enough for int().
+_VERSION_RE = re.compile(r'^([1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$')
 
 
 def to_string(version: tuple[int, int]) -> str:

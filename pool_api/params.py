@@ -6,6 +6,7 @@ from oslo_utils import strutils
 
 from pool_api import links
 from pool_api import microversion
+from pool_api import validation
 from pool_conductor.conf import CONF
 from pool_conductor import exception
 
@@ -75,12 +76,7 @@ def get_limit() -> int:
     max_limit = CONF.api.max_limit
     if value is None:
         return max_limit
-    try:
-        limit = int(value)
-    except ValueError:
-        raise exception.InvalidParameterValue(
-            err='Invalid value "%s" for the limit parameter: expected an '
-                'integer.' % value) from None
+    limit = validation.integer(value, 'limit')
     if limit < 0:
         raise exception.InvalidParameterValue(err='Limit must be positive')
     return min(limit, max_limit) if limit else max_limit

@@ -3,6 +3,7 @@ import copy
 import datetime
 import json
 import math
+import re
 
 import flask
 import jsonpatch
@@ -10,6 +11,7 @@ import jsonpointer
 import jsonschema
 from webob import exc as webob_exc
 
+from pool_api.schemas import common
 from pool_conductor.db import api as db_api
 from pool_conductor import documents
 from pool_conductor import exception
@@ -39,10 +41,46 @@ PATCH_SCHEMA = {
 MAX_DEPTH = 32
 # Numbers every backend stores, floats included.
 MAX_INTEGER = db_api.MAX_NUMBER
+# An integer of more digits is out of range: it is refused by its text,
+# for int() of a long one is slow and refused past 4300 digits.
+MAX_DIGITS = len(str(MAX_INTEGER))
+_INTEGER = re.compile(r'-?[0-9]{1,%d}' % MAX_DIGITS)
+# The latest point in time a request may give: a day before the last that
+# Python and the databases hold, so that rounding it up to the second or
+# adding an offset cannot overflow.
+LATEST_TIMESTAMP = datetime.datetime(9999, 12, 31)
 
 
 def _no_constant(name: str):
     raise ValueError('%s is not a JSON number' % name)
+
+
+def _out_of_range(number: str, where: str) -> exception.Invalid:
+    return exception.Invalid(
+        '%s: the number %s is out of range: numbers may be from -%d to %d.'
+        % (where, number, MAX_INTEGER, MAX_INTEGER))
+
+
+def _parse_int(text: str) -> int:
+    """An integer of a JSON document, refused by its length before int().
+    """
+    if len(text.lstrip('-')) > MAX_DIGITS:
+        raise _out_of_range(text[:20] + '...', 'The request body')
+    return int(text)
+
+
+def integer(value: str, name: str) -> int:
+    """An integer query parameter: ASCII digits, from -MAX_INTEGER to
+    MAX_INTEGER, checked before int().
+
+    :raises: InvalidParameterValue naming the parameter
+    """
+    if not (_INTEGER.fullmatch(value) and abs(int(value)) <= MAX_INTEGER):
+        raise exception.InvalidParameterValue(
+            err='Invalid value "%s" for the %s parameter: expected an '
+                'integer from -%d to %d.' % (value[:40], name, MAX_INTEGER,
+                                              MAX_INTEGER))
+    return int(value)
 
 
 def _pointer(path: tuple) -> str:
@@ -88,11 +126,10 @@ def check_document(document, what: str = 'The request body') -> None:
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, (int, float)):
-            if not (math.isfinite(value) and abs(value) <= MAX_INTEGER):
-                raise exception.Invalid(
-                    '%s: the number at %s is out of range: numbers may be '
-                    'from -%d to %d.' % (what, _pointer(path), MAX_INTEGER,
-                                         MAX_INTEGER))
+            # math.isfinite() of an int beyond a double overflows.
+            if not (abs(value) <= MAX_INTEGER and (
+                    isinstance(value, int) or math.isfinite(value))):
+                raise _out_of_range('at %s' % _pointer(path), what)
 
 
 def parse_json(data: bytes):
@@ -103,7 +140,8 @@ def parse_json(data: bytes):
     :raises: Invalid
     """
     try:
-        document = json.loads(data, parse_constant=_no_constant)
+        document = json.loads(data, parse_constant=_no_constant,
+                              parse_int=_parse_int)
     except RecursionError:
         raise exception.Invalid('The request body nests deeper than %d '
                                 'levels.' % MAX_DEPTH) from None
@@ -160,6 +198,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
     message = secrets.mask(message)
     if not path:
         return message
+    if (error.validator in ('pattern', 'minLength', 'maxLength')
+            and error.schema.get('pattern') == common.NAME_PATTERN):
+        message = common.NAME_RULE
     return 'Invalid input for field/attribute %s. Value: %s. %s' % (
         path, flask.json.dumps(shown), message)
 
@@ -194,8 +235,11 @@ def timestamp(value: str | None, key: str) -> datetime.datetime | None:
         try:
             parsed = parsed.astimezone(datetime.timezone.utc)
         except OverflowError:
-            raise exception.InvalidParameterValue(
-                err='%s is out of range: %r.' % (key, value)) from None
+            parsed = None
+    if parsed is None or parsed.replace(tzinfo=None) >= LATEST_TIMESTAMP:
+        raise exception.InvalidParameterValue(
+            err='%s is out of range: %r; it must be before %s+00:00.'
+                % (key, value, LATEST_TIMESTAMP.isoformat()))
     return parsed.replace(tzinfo=None)
 
 

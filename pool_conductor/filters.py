@@ -26,7 +26,10 @@ BOOLEAN_FIELDS = ('maintenance', 'runnable', 'pool_allocated')
 FIELDS = TEXT_FIELDS + BOOLEAN_FIELDS
 
 _CALL = re.compile(r'^([A-Za-z]+)\((.*)\)$', re.DOTALL)
-_NUMBER = re.compile(r'^-?\d+(\.\d+)?([eE][-+]?\d+)?$')
+_NUMBER = re.compile(r'^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$')
+# An integer of more digits is out of range: it is refused by its text,
+# for int() of a long one is slow and refused past 4300 digits.
+_MAX_DIGITS = len(str(db_api.MAX_NUMBER))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,17 +41,37 @@ class Filter:
     args: tuple
 
 
-def _value(text: str):
+def _value(text: str, invalid):
     """An argument: a number, true or false, else a string; quotes make
-    anything a string."""
+    anything a string.
+
+    :param invalid: makes the exception for a number out of range.
+    """
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] == '"':
         return text[1:-1]
     if _NUMBER.match(text):
-        return float(text) if any(c in text for c in '.eE') else int(text)
+        return _number(text, invalid)
     if text in ('true', 'false'):
         return text == 'true'
     return text
+
+
+def _number(text: str, invalid) -> int | float:
+    """A number within +/-MAX_NUMBER, an integer checked by its length
+    before int()."""
+    number = None
+    if any(c in text for c in '.eE'):
+        number = float(text)
+    elif len(text.lstrip('-')) <= _MAX_DIGITS:
+        number = int(text)
+    if number is None or not (math.isfinite(number)
+                              and abs(number) <= db_api.MAX_NUMBER):
+        raise invalid('the number %s is out of range: numbers may be from '
+                      '-%d to %d.' % (text if len(text) <= 40
+                                      else text[:20] + '...',
+                                      db_api.MAX_NUMBER, db_api.MAX_NUMBER))
+    return number
 
 
 def is_call(value: str) -> bool:
@@ -92,17 +115,11 @@ def parse(key: str, value) -> Filter:
             raise invalid(str(exc)) from None
         args = (raw,)
     elif function in _LISTS or function in _RANGES:
-        args = tuple(_value(a) for a in raw.split(','))
+        args = tuple(_value(a, invalid) for a in raw.split(','))
         if function in _RANGES and len(args) != 2:
             raise invalid('%s takes two values, low and high.' % function)
     else:
-        args = (_value(raw),)
-    for arg in args:
-        if isinstance(arg, (int, float)) and not isinstance(arg, bool) and (
-                not math.isfinite(arg) or abs(arg) > db_api.MAX_NUMBER):
-            raise invalid('the number %s is out of range: numbers may be '
-                          'from -%d to %d.' % (arg, db_api.MAX_NUMBER,
-                                               db_api.MAX_NUMBER))
+        args = (_value(raw, invalid),)
     if key in BOOLEAN_FIELDS and (
             function not in ('Eq', 'Ne', 'In', 'Nin')
             or not all(isinstance(a, bool) for a in args)):

@@ -9,7 +9,7 @@ CREATE = {
     'type': 'object',
     'properties': {
         'uuid': common.nullable(common.UUID),
-        'name': common.NAME,
+        'name': common.NULLABLE_NAME,
         'resource_class': common.nullable(common.RESOURCE_CLASS),
         'traits': common.nullable(common.TRAITS),
         'candidate_nodes': {'type': ['array', 'null'], 'maxItems': 1000,
@@ -18,7 +18,7 @@ CREATE = {
         'node': common.nullable(common.IDENT),
         'owner': common.PROJECT,
         # Take a Free node of this pool, with its allocate actions.
-        'pool': pools.NULLABLE_NAME,
+        'pool': common.NULLABLE_NAME,
         # When the allocation ends by itself, within its pool's lifespan.
         'lifespan_end': pools.TIMESTAMP,
     },
@@ -29,7 +29,7 @@ CREATE = {
 UPDATE = {
     'type': 'object',
     'properties': {
-        'name': common.NAME,
+        'name': common.NULLABLE_NAME,
         'extra': common.EXTRA,
         'lifespan_end': pools.TIMESTAMP,
     },

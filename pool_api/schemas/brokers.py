@@ -1,12 +1,13 @@
 """Request schemas of brokers."""
+from pool_api.schemas import common
 from pool_api.schemas import pools
 
 BROKER_CREATE = {
     'type': 'object',
     'properties': {
-        'name': pools.NAME,
+        'name': common.NAME,
         'description': pools.TEXT,
-        'driver': pools.NAME,
+        'driver': common.NAME,
         # What the driver needs (pool_conductor.brokers); secrets are
         # masked in responses.
         'parameters': {'type': 'object', 'maxProperties': 100},

@@ -11,8 +11,8 @@ RESOURCE_TEMPLATE = {
         'resource_class': common.RESOURCE_CLASS,
         'traits': common.TRAITS,
         'params': pools.PARAMS,
-        'profiles': pools.NAMES,
-        'workflow': pools.NULLABLE_NAME,
+        'profiles': common.NAMES,
+        'workflow': common.NULLABLE_NAME,
     },
     'additionalProperties': False,
 }
@@ -31,7 +31,7 @@ UPDATE_FILTER = {
 }
 _PROVIDER_FIELDS = {
     'description': pools.TEXT,
-    'pool': pools.NAME,
+    'pool': common.NAME,
     'defaults': RESOURCE_TEMPLATE,
     'template': {'type': 'object',
                  'properties': {'enable': {'type': 'boolean'}},
@@ -45,13 +45,13 @@ _PROVIDER_FIELDS = {
 }
 PROVIDER_CREATE = {
     'type': 'object',
-    'properties': {'name': pools.NAME, **_PROVIDER_FIELDS},
+    'properties': {'name': common.NAME, **_PROVIDER_FIELDS},
     'required': ['name', 'pool'],
     'additionalProperties': False,
 }
 PROVIDER_UPDATE = {
     'type': 'object',
-    'properties': {'name': pools.NAME, **_PROVIDER_FIELDS},
+    'properties': {'name': common.NAME, **_PROVIDER_FIELDS},
     'required': ['name', 'pool'],
 }
 
@@ -59,7 +59,7 @@ MAX_RESOURCES = 100
 RESOURCE = {
     'type': 'object',
     'properties': {
-        'provider': pools.NAME,
+        'provider': common.NAME,
         # Checked against RESOURCE_TEMPLATE once the provider's defaults
         # are merged under it.
         'template': {'type': 'object'},
@@ -71,7 +71,7 @@ CLAIM_CREATE = {
     'type': 'object',
     'properties': {
         'uuid': common.UUID,
-        'name': common.NAME,
+        'name': common.NULLABLE_NAME,
         'resources': {'type': 'array', 'minItems': 1,
                       'maxItems': MAX_RESOURCES, 'items': RESOURCE},
         'lifespan_end': pools.TIMESTAMP,

@@ -7,9 +7,18 @@ from oslo_utils import uuidutils
 
 from pool_conductor import exception
 
-# Ironic's logical names: RFC 3986 unreserved characters, not a UUID.
-NAME = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255,
-        'pattern': r'^[A-Za-z0-9._~-]+$'}
+# The names of every object (nodes, allocations, pools, profiles,
+# workflows, brokers, providers, claims): Ironic's logical names, RFC
+# 3986 unreserved characters, but not "." or "..", which clients remove
+# from a URL's path. (?!\n) stops "$" matching before a last newline.
+NAME_PATTERN = r'^(?!\.\.?$)[A-Za-z0-9._~-]+$(?!\n)'
+NAME_RULE = ("A name is 1 to 255 of the characters A-Z a-z 0-9 - . _ ~ "
+             "and may not be '.' or '..'.")
+NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+        'pattern': NAME_PATTERN}
+NULLABLE_NAME = {**NAME, 'type': ['string', 'null']}
+NAMES = {'type': 'array', 'maxItems': 100, 'items': NAME,
+         'uniqueItems': True}
 UUID = {'type': 'string', 'minLength': 36, 'maxLength': 36}
 TRAIT = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 TRAITS = {'type': 'array', 'maxItems': 50, 'items': TRAIT}

@@ -10,7 +10,7 @@ INSTANCE_UUID = {'type': ['string', 'null'], 'maxLength': 36}
 
 # The writable fields of a node, shared by creation and updates.
 _FIELDS = {
-    'name': common.NAME,
+    'name': common.NULLABLE_NAME,
     'description': DESCRIPTION,
     'driver': DRIVER,
     'resource_class': RESOURCE_CLASS,
@@ -21,8 +21,8 @@ _FIELDS = {
     'owner': common.PROJECT,
     'lessee': common.PROJECT,
     'params': pools.PARAMS,
-    'profiles': pools.NAMES,
-    'workflow': pools.NULLABLE_NAME,
+    'profiles': common.NAMES,
+    'workflow': common.NULLABLE_NAME,
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
@@ -54,7 +54,7 @@ CREATE = {
 UPDATE = {
     'type': 'object',
     'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS,
-                   'stage': pools.NULLABLE_NAME,
+                   'stage': common.NULLABLE_NAME,
                    'runnable': {'type': 'boolean'}},
     'required': ['driver'],
 }

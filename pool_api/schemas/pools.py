@@ -1,12 +1,7 @@
 """Request schemas of pools, profiles, workflows and node params."""
+from pool_api.schemas import common
 from pool_conductor import lifespans
 
-# Names of pools, profiles, workflows and stages.
-NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
-        'pattern': r'^[A-Za-z0-9._~-]+$'}
-NULLABLE_NAME = {**NAME, 'type': ['string', 'null']}
-NAMES = {'type': 'array', 'maxItems': 100, 'items': NAME,
-         'uniqueItems': True}
 TEXT = {'type': ['string', 'null'], 'maxLength': 65536}
 # Params: a JSON map of parameter names to any JSON value, as in Digital
 # Rebar ("inventory/data/CPUS": 3).
@@ -19,14 +14,14 @@ PARAM_NAMES = {'type': 'array', 'maxItems': 1000, 'items': PARAM_NAME}
 TRANSITION_ACTIONS = {
     'type': 'object',
     'properties': {
-        'workflow': NULLABLE_NAME,
-        'add_profiles': NAMES,
-        'remove_profiles': NAMES,
+        'workflow': common.NULLABLE_NAME,
+        'add_profiles': common.NAMES,
+        'remove_profiles': common.NAMES,
         'add_parameters': PARAMS,
         'remove_parameters': PARAM_NAMES,
         # The stage the node must reach before the transition is over:
         # Joining, Building, Destroying or Leaving until then.
-        'wait_for_stage': NULLABLE_NAME,
+        'wait_for_stage': common.NULLABLE_NAME,
     },
     'additionalProperties': False,
 }
@@ -55,8 +50,8 @@ AUTOFILL = {
         'use_autofill': {'type': 'boolean'},
         'min_free': COUNT,
         'max_free': {**COUNT, 'type': ['integer', 'null']},
-        'acquire_pool': NULLABLE_NAME,
-        'return_pool': NULLABLE_NAME,
+        'acquire_pool': common.NULLABLE_NAME,
+        'return_pool': common.NULLABLE_NAME,
         'create_parameters': {'type': 'object', 'maxProperties': 100},
         'max_unready': {**COUNT, 'type': ['integer', 'null'],
                         'minimum': 1},
@@ -67,28 +62,28 @@ AUTOFILL = {
 
 _POOL_FIELDS = {
     'lifespan': LIFESPAN,
-    'broker': NULLABLE_NAME,
+    'broker': common.NULLABLE_NAME,
     'autofill': AUTOFILL,
     'description': TEXT,
     'documentation': TEXT,
-    'parent_pool': NULLABLE_NAME,
+    'parent_pool': common.NULLABLE_NAME,
     **dict.fromkeys(ACTION_SETS, TRANSITION_ACTIONS),
 }
 POOL_CREATE = {
     'type': 'object',
-    'properties': {'name': NAME, **_POOL_FIELDS},
+    'properties': {'name': common.NAME, **_POOL_FIELDS},
     'required': ['name'],
     'additionalProperties': False,
 }
 POOL_UPDATE = {
     'type': 'object',
-    'properties': {'name': NAME, **_POOL_FIELDS},
+    'properties': {'name': common.NAME, **_POOL_FIELDS},
     'required': ['name'],
 }
 
 PROFILE_CREATE = {
     'type': 'object',
-    'properties': {'name': NAME, 'description': TEXT, 'params': PARAMS,
+    'properties': {'name': common.NAME, 'description': TEXT, 'params': PARAMS,
                    'secret_params': {**PARAM_NAMES, 'uniqueItems': True}},
     'required': ['name'],
     'additionalProperties': False,
@@ -98,9 +93,9 @@ PROFILE_UPDATE = {**PROFILE_CREATE, 'additionalProperties': True}
 WORKFLOW_CREATE = {
     'type': 'object',
     'properties': {
-        'name': NAME,
+        'name': common.NAME,
         'description': TEXT,
-        'stages': {'type': 'array', 'maxItems': 100, 'items': NAME},
+        'stages': {'type': 'array', 'maxItems': 100, 'items': common.NAME},
     },
     'required': ['name'],
     'additionalProperties': False,
@@ -125,12 +120,12 @@ ACTION = {
         'filter': {'type': 'object', 'maxProperties': 50,
                    'additionalProperties': {'type': 'string',
                                             'maxLength': 1024}},
-        'new_workflow': NULLABLE_NAME,
-        'add_profiles': NAMES,
-        'remove_profiles': NAMES,
+        'new_workflow': common.NULLABLE_NAME,
+        'add_profiles': common.NAMES,
+        'remove_profiles': common.NAMES,
         'add_parameters': PARAMS,
         'remove_parameters': PARAM_NAMES,
-        'wait_for_stage': NULLABLE_NAME,
+        'wait_for_stage': common.NULLABLE_NAME,
         'blocking': {'type': 'boolean'},
         'wait_timeout': {'type': 'integer', 'minimum': 0},
         'force': {'type': 'boolean'},

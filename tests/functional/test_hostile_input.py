@@ -44,7 +44,88 @@ BODIES = {
     'huge number': b'{"name": 18446744073709551616}',
     'negative huge number': b'{"name": -18446744073709551616}',
     'huge float': b'{"name": 1e400}',
+    'integer beyond a double': b'{"name": %s}' % (b'9' * 401),
+    'integer past int()': b'{"name": %s}' % (b'9' * 5000),
 }
+NINES = '9' * 5000
+LATE = '9999-12-31T23:59:59.5+00:00'
+# Field by field, on the endpoints' own bodies; %(...)s are the path
+# values (the node's and port's UUIDs among them).
+FIELD_BODIES = [
+    ('count of 401 digits', 'POST', '/v1/pools/p1/allocateMachines',
+     '{"count": %s}' % ('9' * 401)),
+    ('count past int()', 'POST', '/v1/pools/p1/allocateMachines',
+     '{"count": %s}' % NINES),
+    ('lifespan_end past 9999-12-30', 'POST', '/v1/pools/p1/allocateMachines',
+     '{"count": 1, "lifespan_end": "%s"}' % LATE),
+    ('claim lifespan_end past 9999-12-30', 'POST', '/v1/claims',
+     '{"resources": [{"provider": "pv1"}], "lifespan_end": "%s"}' % LATE),
+    ('claim lifespan_end not a date', 'POST', '/v1/claims',
+     '{"resources": [{"provider": "pv1"}], "lifespan_end": "tomorrow"}'),
+    ('claim lifespan_end a number', 'POST', '/v1/claims',
+     '{"resources": [{"provider": "pv1"}], "lifespan_end": %s}' % NINES),
+    ('claim lifespan_end patched past 9999-12-30', 'PATCH',
+     '/v1/claims/c1', '[{"op": "add", "path": "/lifespan_end", '
+                      '"value": "%s"}]' % LATE),
+    ('allocation lifespan_end past 9999-12-30', 'POST', '/v1/allocations',
+     '{"resource_class": "rc", "lifespan_end": "%s"}' % LATE),
+    ('claim of too many resources', 'POST', '/v1/claims',
+     '{"resources": [%s]}' % ', '.join(['{"provider": "pv1"}'] * 101)),
+    ('claim of a provider NUL', 'POST', '/v1/claims',
+     '{"resources": [{"provider": "pv\\u0000"}]}'),
+    ('claim template overlong param name', 'POST', '/v1/claims',
+     '{"resources": [{"provider": "pv1", "template": {"params": '
+     '{"%s": 1}}}]}' % ('k' * 256)),
+    ('claim uuid not a UUID', 'POST', '/v1/claims',
+     '{"uuid": "%s", "resources": [{"provider": "pv1"}]}' % ('u' * 36)),
+    ('provider overlong description', 'POST', '/v1/providers',
+     '{"name": "pv2", "pool": "p1", "description": "%s"}' % ('d' * 70000)),
+    ('provider bad lifespan', 'POST', '/v1/providers',
+     '{"name": "pv2", "pool": "p1", "lifespan": {"default": "9999999w"}}'),
+    ('provider validation not a schema', 'POST', '/v1/providers',
+     '{"name": "pv2", "pool": "p1", "validation": {"type": 5}}'),
+    ('provider update filter of a huge program', 'POST', '/v1/providers',
+     '{"name": "pv2", "pool": "p1", "update_filters": '
+     '[{"path_match": "((a{100}){100}){100}"}]}'),
+    ('broker lone surrogate in a parameter', 'POST', '/v1/brokers',
+     '{"name": "b2", "driver": "fake", "parameters": {"k": "\\udfff"}}'),
+    ('broker overlong driver', 'POST', '/v1/brokers',
+     '{"name": "b2", "driver": "%s"}' % ('d' * 256)),
+    ('port overlong address', 'POST', '/v1/ports',
+     '{"node_uuid": "%%(node_uuid)s", "address": "%s"}' % ('a' * 256)),
+    ('port NUL in the address', 'POST', '/v1/ports',
+     '{"node_uuid": "%(node_uuid)s", "address": "52:54\\u0000"}'),
+    ('port huge number', 'POST', '/v1/ports',
+     '{"node_uuid": "%%(node_uuid)s", "address": %s}' % NINES),
+    ('port node not a UUID', 'POST', '/v1/ports',
+     '{"node_uuid": "%s", "address": "52:54:00:00:00:02"}' % ('n' * 256)),
+    ('port patched NaN', 'PATCH', '/v1/ports/%(port_uuid)s',
+     '[{"op": "add", "path": "/extra/k", "value": NaN}]'),
+    ('port patched deep', 'PATCH', '/v1/ports/%(port_uuid)s',
+     '[{"op": "add", "path": "/extra/k", "value": %s}]'
+     % ('[' * 100 + ']' * 100)),
+    ('VIF overlong id', 'POST', '/v1/nodes/n1/vifs',
+     '{"id": "%s"}' % ('v' * 256)),
+    ('VIF id a huge number', 'POST', '/v1/nodes/n1/vifs',
+     '{"id": %s}' % NINES),
+    ('VIF id NUL', 'POST', '/v1/nodes/n1/vifs', '{"id": "v\\u0000"}'),
+    ('VIF id lone surrogate', 'POST', '/v1/nodes/n1/vifs',
+     '{"id": "\\ud800"}'),
+]
+# Names each named resource refuses.
+BAD_NAMES = ('.', '..', 'a/b', 'a\n', ' a', 'a ', 'x' * 256, '')
+NAMED_BODIES = [
+    ('POST', '/v1/nodes', '{"driver": "fake-hardware", "name": %s}'),
+    ('POST', '/v1/allocations', '{"resource_class": "rc", "name": %s}'),
+    ('POST', '/v1/pools', '{"name": %s}'),
+    ('POST', '/v1/profiles', '{"name": %s}'),
+    ('POST', '/v1/workflows', '{"name": %s}'),
+    ('POST', '/v1/brokers', '{"name": %s, "driver": "fake"}'),
+    ('POST', '/v1/providers', '{"name": %s, "pool": "p1"}'),
+    ('POST', '/v1/claims', '{"name": %s, "resources": [{"provider": "pv1"}]}'),
+    ('PATCH', '/v1/nodes/n1', '[{"op": "replace", "path": "/name", '
+                              '"value": %s}]'),
+]
 
 # Refused on every list endpoint.
 LIST_QUERIES = {
@@ -66,6 +147,31 @@ NODE_QUERIES = {
     'backreference': 'name=Re((a)%5C1)',
     'huge number': 'k=Gt(18446744073709551616)',
     'negative huge number': 'k=Lt(-18446744073709551616)',
+    'number past int()': 'cpus=Gte(%s)' % NINES,
+    'number past int() on a field': 'name=Eq(%s)' % NINES,
+    'numbers past int() in a list': 'cpus=In(1,%s)' % NINES,
+}
+# Other requests of the newer endpoints: paths and query parameters, and
+# the version header.
+REQUESTS = {
+    'claims: limit past int()': ('GET', '/v1/claims?limit=' + NINES),
+    'claims: unknown state': ('GET', '/v1/claims?state=nonsense'),
+    'claims: overlong owner': ('GET', '/v1/claims?owner=' + 'o' * 256),
+    'claims: NUL in a path': ('GET', '/v1/claims/c%00'),
+    'claims: overlong ident': ('GET', '/v1/claims/' + 'c' * 256),
+    'claims: delete NUL': ('DELETE', '/v1/claims/%00'),
+    'ports: limit past int()': ('GET', '/v1/ports?limit=' + NINES),
+    'ports: overlong address': ('GET', '/v1/ports?address=' + 'a' * 256),
+    'ports: node_uuid not a UUID': ('GET', '/v1/ports?node_uuid=n1x'),
+    'ports: lone surrogate in a path': ('GET', '/v1/ports/%ED%A0%80'),
+    'ports: not a UUID': ('DELETE', '/v1/ports/' + 'p' * 256),
+    'VIFs: overlong id': ('DELETE', '/v1/nodes/n1/vifs/' + 'v' * 256),
+    'VIFs: NUL in the id': ('DELETE', '/v1/nodes/n1/vifs/v%00'),
+    'providers: overlong name': ('GET', '/v1/providers/' + 'p' * 256),
+    'providers: NUL in a path': ('DELETE', '/v1/providers/p%00'),
+    'brokers: overlong name': ('GET', '/v1/brokers/' + 'b' * 256),
+    'brokers: lone surrogate in a path': ('DELETE', '/v1/brokers/%ED%A0%80'),
+    'version past int()': ('GET', '/v1/claims', '1.' + NINES),
 }
 
 # Providers that a claim makes costly, or whose templates render what no
@@ -178,7 +284,7 @@ class HostileInputMixin:
             status, _, text, _ = cls.call('POST', path, body)
             assert status == 201, text
             if path == '/v1/ports':
-                cls.path_values = {**PATH_VALUES,
+                cls.path_values = {**PATH_VALUES, 'node_uuid': node_uuid,
                                    'port_uuid': json.loads(text)['uuid']}
         # The claim (of a pool without machines) is bound, in error, by a
         # conductor: the snapshots must not see it change.
@@ -271,6 +377,28 @@ class HostileInputMixin:
             self.assertRefused(
                 self.send(_request_line('GET', '/v1/nodes?' + query)), name)
 
+    def test_hostile_fields_are_refused_and_store_nothing(self):
+        before = self.snapshot()
+        for name, method, path, body in FIELD_BODIES:
+            self.assertRefused(self.send(_request_line(
+                method, path % self.path_values,
+                body=(body % self.path_values).encode())), name)
+        for method, path, template in NAMED_BODIES:
+            for name in BAD_NAMES:
+                answer = self.send(_request_line(
+                    method, path, body=(template % json.dumps(name)).encode()))
+                self.assertRefused(answer, '%s %s: %r' % (method, path, name))
+        self.assertEqual(before, self.snapshot())
+
+    def test_hostile_paths_and_parameters_are_refused(self):
+        before = self.snapshot()
+        for name, (method, path, *version) in REQUESTS.items():
+            header = (b'X-OpenStack-Ironic-API-Version: %s\r\n'
+                      % version[0].encode()) if version else VERSION
+            self.assertRefused(self.send(_request_line(
+                method, path, version=header)), name)
+        self.assertEqual(before, self.snapshot())
+
     def test_catastrophic_pattern_answers_promptly(self):
         status, _, body, seconds = self.send(_request_line(
             'GET', '/v1/nodes?name=Re(%5Ex(a%2B)%2B%24)'))
@@ -315,6 +443,57 @@ class HostileInputMixin:
         for name, (data, statuses) in cases.items():
             self.assertRefused(self.send(data), name, statuses)
         self.assertEqual(before, self.snapshot())
+
+    def test_an_answer_before_the_body_closes_the_connection(self):
+        post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION
+                + b'Content-Type: application/json\r\n')
+        cases = {
+            # The body would follow the answer, if at all.
+            'body too large': (
+                post + b'Content-Length: 100000000\r\n\r\n', 413),
+            'unknown route': (_request_line(
+                'POST', '/v1/no_such_thing', body=b'{"name": "x"}'), 404),
+            'unsupported version': (_request_line(
+                'POST', '/v1/nodes', body=b'{"driver": "fake-hardware"}',
+                version=b'X-OpenStack-Ironic-API-Version: 9.99\r\n'), 406),
+        }
+        for name, (data, status) in cases.items():
+            sock = socket.create_connection(('127.0.0.1', self.port),
+                                            timeout=PROMPT)
+            self.addCleanup(sock.close)
+            sock.sendall(data)
+            resp = http.client.HTTPResponse(sock)
+            resp.begin()
+            resp.read()
+            self.assertEqual((status, 'close'),
+                             (resp.status, resp.headers['Connection']), name)
+            # The server closes its end at once, rather than wait for a
+            # body to drain.
+            start = time.monotonic()
+            try:
+                self.assertEqual(b'', sock.recv(1), name)
+            except ConnectionResetError:
+                pass
+            self.assertLess(time.monotonic() - start, 1, name)
+            status, _, body, seconds = self.send(_request_line('GET', '/v1'))
+            self.assertEqual(200, status, (name, body))
+            self.assertLess(seconds, 1, name)
+
+    def test_a_body_read_whole_keeps_the_connection(self):
+        sock = socket.create_connection(('127.0.0.1', self.port),
+                                        timeout=PROMPT)
+        self.addCleanup(sock.close)
+        for _ in range(2):
+            # A body the application refuses once it has read it all.
+            sock.sendall(_request_line('POST', '/v1/nodes',
+                                       body=b'{"name": "x"}'))
+            start = time.monotonic()
+            resp = http.client.HTTPResponse(sock)
+            resp.begin()
+            resp.read()
+            self.assertEqual(400, resp.status)
+            self.assertNotEqual('close', resp.headers['Connection'])
+            self.assertLess(time.monotonic() - start, 1)
 
     def test_truncated_bodies_are_400_within_the_socket_timeout(self):
         post = (b'POST /v1/nodes HTTP/1.1\r\nHost: pool\r\n' + VERSION

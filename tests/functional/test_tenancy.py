@@ -20,6 +20,29 @@ from tests.functional import db_fixtures
 
 PROJECT = 'project-a'
 OTHER = 'project-b'
+MISSING = '0f2d4f5e-8d8e-4b1c-9d2a-3c6f1e0b7a55'
+# Requests on one project's claims, ports and VIFs; %(claim)s, %(port)s
+# and %(node)s are theirs or missing ones.
+_PATCH = [{'op': 'add', 'path': '/extra/k', 'value': 1}]
+ISOLATION_ROWS = [
+    ('GET', '/v1/claims/%(claim)s', None),
+    ('GET', '/v1/claims/%(claim_name)s', None),
+    ('PATCH', '/v1/claims/%(claim)s',
+     [{'op': 'add', 'path': '/lifespan_end',
+       'value': '2999-01-01T00:00:00+00:00'}]),
+    ('DELETE', '/v1/claims/%(claim)s', None),
+    ('DELETE', '/v1/claims/%(claim_name)s', None),
+    ('GET', '/v1/ports/%(port)s', None),
+    ('PATCH', '/v1/ports/%(port)s', _PATCH),
+    ('DELETE', '/v1/ports/%(port)s', None),
+    ('POST', '/v1/ports', {'node_uuid': '%(node)s',
+                           'address': '52:54:00:00:00:09'}),
+    ('GET', '/v1/nodes/%(node)s/ports', None),
+    ('GET', '/v1/nodes/%(node)s/ports/detail', None),
+    ('GET', '/v1/nodes/%(node)s/vifs', None),
+    ('POST', '/v1/nodes/%(node)s/vifs', {'id': 'vif-2'}),
+    ('DELETE', '/v1/nodes/%(node)s/vifs/vif-1', None),
+]
 
 # The headers keystonemiddleware sets for each persona.
 PERSONAS = {
@@ -145,6 +168,63 @@ class TenancyMixin:
                                  % self.mine.uuid, {})
         self.assertEqual(200, status, body)
         self.assertIsNone(self.node(self.mine)['allocation_uuid'])
+
+    def project_objects(self) -> dict:
+        """A claim, a port and a VIF of PROJECT, on its node mine."""
+        status, body = self.call('system_admin', 'POST', '/v1/providers',
+                                 {'name': 'pv', 'pool': 'web'})
+        self.assertEqual(201, status, body)
+        status, claim = self.call('project_admin', 'POST', '/v1/claims', {
+            'name': 'c-mine', 'resources': [{'provider': 'pv'}]})
+        self.assertEqual((201, PROJECT), (status, claim.get('owner')), claim)
+        status, port = self.call('project_admin', 'POST', '/v1/ports', {
+            'node_uuid': self.mine.uuid, 'address': '52:54:00:00:00:01'})
+        self.assertEqual(201, status, port)
+        status, body = self.call('project_admin', 'POST',
+                                 '/v1/nodes/%s/vifs' % self.mine.uuid,
+                                 {'id': 'vif-1'})
+        self.assertEqual(204, status, body)
+        return {'claim': claim['uuid'], 'claim_name': 'c-mine',
+                'port': port['uuid'], 'node': self.mine.uuid}
+
+    def test_claims_ports_and_vifs_of_another_project_answer_as_missing(self):
+        mine = self.project_objects()
+        missing = {'claim': MISSING, 'claim_name': 'c-missing',
+                   'port': MISSING.replace('0f', '1f', 1),
+                   'node': MISSING.replace('0f', '2f', 1)}
+
+        def answer(values: dict, method: str, path: str, body):
+            body = json.loads(json.dumps(body) % values)
+            status, answer = self.call('other_admin', method, path % values,
+                                       body)
+            message = json.loads(answer['error_message'])['faultstring']
+            for key, value in values.items():
+                message = message.replace(value, '<%s>' % key)
+            return status, message
+
+        for method, path, body in ISOLATION_ROWS:
+            theirs = answer(mine, method, path, body)
+            self.assertEqual(answer(missing, method, path, body), theirs,
+                             (method, path))
+            # A port's node is a field of the body: a bad one is a 400.
+            self.assertEqual(400 if path == '/v1/ports' else 404, theirs[0],
+                             (method, path))
+        for collection in ('claims', 'ports'):
+            status, body = self.call('other_admin', 'GET',
+                                     '/v1/%s?fields=uuid' % collection)
+            self.assertEqual(200, status, body)
+            self.assertNotIn(mine[collection[:-1]],
+                             [o['uuid'] for o in body[collection]])
+        # Nothing changed.
+        status, vifs = self.call('project_admin', 'GET',
+                                 '/v1/nodes/%s/vifs' % self.mine.uuid)
+        self.assertEqual((200, ['vif-1']), (status, [v['id'] for v in
+                                                     vifs['vifs']]))
+        for path in ('/v1/claims/c-mine', '/v1/ports/' + mine['port']):
+            status, body = self.call('project_admin', 'GET', path)
+            self.assertEqual(200, status, body)
+            self.assertNotIn('k', body.get('extra') or {})
+            self.assertIsNone(body.get('lifespan_end'))
 
     def test_project_reader_sees_passwords_masked(self):
         node = self.create_node(owner=PROJECT, name='bmc', driver_info={

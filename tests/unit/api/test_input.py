@@ -26,6 +26,8 @@ BAD_VALUES = [
     ('a float beyond the integers', '1e19', 'out of range'),
     ('a huge integer', str(2 ** 63), 'out of range'),
     ('a huge negative integer', str(-2 ** 63), 'out of range'),
+    ('an integer beyond a double', '9' * 401, 'out of range'),
+    ('an integer past int()\'s limit', '9' * 5000, 'out of range'),
     ('NUL in a value', '"a\\u0000b"', 'NUL'),
     ('a lone surrogate in a value', '"\\ud800"', 'lone surrogate'),
 ]
@@ -237,12 +239,29 @@ class TestQueryBoundary(base.APITestCase):
                                        '&d=Eq(1)'), 'max_filters')
 
     def test_filter_numbers_out_of_range_are_400(self):
-        for value in ('Gte(%d)' % 2 ** 63, 'Lt(-%d)' % 2 ** 63,
-                      'In(1,%d)' % 2 ** 64, 'Gt(1e999)', 'Eq(1e19)'):
-            self.assertError(400, self.get('/v1/nodes?cpus=' + value),
+        nines = '9' * 5000
+        for value in ('cpus=Gte(%d)' % 2 ** 63, 'cpus=Lt(-%d)' % 2 ** 63,
+                      'cpus=In(1,%d)' % 2 ** 64, 'cpus=Gt(1e999)',
+                      'cpus=Eq(1e19)', 'cpus=Gte(%s)' % nines,
+                      'cpus=Gte(9%s.5)' % nines, 'name=Eq(%s)' % nines,
+                      'name=In(a,-%s)' % nines):
+            self.assertError(400, self.get('/v1/nodes?' + value),
                              'out of range')
         resp = self.get('/v1/nodes?cpus=Lte(%d)' % (2 ** 63 - 1))
         self.assertEqual(200, resp.status_code, resp.get_data())
+
+    def test_integer_parameters_are_ascii_digits_in_range(self):
+        for value in ('9' * 5000, str(2 ** 63), '\u0663', ' 5', '1_0'):
+            self.assertError(400, self.get('/v1/allocations?limit=' + value),
+                             'the limit parameter')
+        resp = self.get('/v1/allocations?limit=%d' % (2 ** 63 - 1))
+        self.assertEqual(200, resp.status_code, resp.get_data())
+
+    def test_version_numbers_are_ascii_digits_of_bounded_length(self):
+        for version in ('1.' + '9' * 5000, '9' * 5000 + '.1',
+                        '\u0661.\u0663'):
+            self.assertError(400, self.get('/v1/nodes', version=version),
+                             'X.Y')
 
     def test_default_filter_cap(self):
         query = '&'.join('p%d=Eq(1)' % i for i in range(1000))
@@ -323,3 +342,59 @@ class TestCheckDocument(base.APITestCase):
         self.assertRaisesRegex(Exception, '/extra/k~1x/1',
                                validation.check_document,
                                {'extra': {'k/x': [0, 2 ** 64]}})
+
+
+class TestCount(base.APITestCase):
+
+    def test_huge_count_is_400(self):
+        self.post('/v1/pools', {'name': 'web'})
+        for count in ('9' * 401, '9' * 5000, str(2 ** 63)):
+            resp = self.request('POST', '/v1/pools/web/allocateMachines',
+                                raw=('{"count": %s}' % count).encode())
+            self.assertError(400, resp, 'out of range')
+        resp = self.post('/v1/pools/web/allocateMachines',
+                         {'count': 2 ** 63 - 1})
+        self.assertError(400, resp, 'count must be at most')
+
+
+class TestDateBounds(base.APITestCase):
+    """A point in time of a request is before 9999-12-31: later ones, once
+    rounded up to the second or moved to UTC, would not be dates."""
+
+    LATE = ('9999-12-31T23:59:59.5+00:00', '9999-12-31T23:59:59.999999',
+            '9999-12-31T00:00:00', '9999-12-31T12:00:00-12:00',
+            '0001-01-01T00:00:00+01:00')
+
+    def setUp(self):
+        super().setUp()
+        self.enroll(name='n1')
+        self.post('/v1/pools', {'name': 'web'})
+        self.post('/v1/pools/web/addMachines', {'machine_list': ['n1']})
+        self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
+        self.post('/v1/claims', {'name': 'c1',
+                                 'resources': [{'provider': 'pv'}]})
+        self.post('/v1/allocations', {'name': 'a1', 'resource_class': 'rc'})
+
+    def requests(self, end: str):
+        patch = [{'op': 'add', 'path': '/lifespan_end', 'value': end}]
+        yield self.post('/v1/claims', {'resources': [{'provider': 'pv'}],
+                                       'lifespan_end': end})
+        yield self.patch_json('/v1/claims/c1', patch)
+        yield self.post('/v1/allocations', {'resource_class': 'rc',
+                                            'lifespan_end': end})
+        yield self.patch_json('/v1/allocations/a1', patch)
+        yield self.post('/v1/pools/web/allocateMachines',
+                        {'machine_list': ['n1'], 'lifespan_end': end})
+
+    def test_dates_past_the_bound_are_400_naming_the_field(self):
+        for end in self.LATE:
+            for resp in self.requests(end):
+                self.assertError(400, resp, 'lifespan_end is out of range')
+
+    def test_the_latest_date_is_stored_whole(self):
+        resp = self.post('/v1/claims', {
+            'resources': [{'provider': 'pv'}],
+            'lifespan_end': '9999-12-30T23:59:59.5+00:00'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertEqual('9999-12-31T00:00:00+00:00',
+                         resp.get_json()['lifespan_end'])
