@@ -32,8 +32,11 @@ _MARGIN = 5
 _MAX_REPLY = 64 * 1024 * 1024
 _MIB = 1024 * 1024
 # The child runs the parent's Python on the parent's module path, isolated
-# (-I) from the environment and from the working directory.
+# (-I) from the environment and from the working directory; the modules
+# whose functions it runs are imported once, before any job, for every
+# worker forked.
 _BOOT = ('import sys; sys.path[:] = sys.argv[1:]; '
+         'import pool_conductor.schemas, pool_conductor.templates; '
          'from pool_conductor import sandbox; sandbox.serve()')
 
 
@@ -362,9 +365,6 @@ class _Worker:
 def serve() -> None:
     """The loop of a sandbox process: jobs from stdin to a worker, and its
     answers (or the limit that stopped it) to stdout, until stdin ends."""
-    # Imported once, before any job, for every worker forked.
-    from pool_conductor import schemas  # noqa: F401
-    from pool_conductor import templates  # noqa: F401
     signal.signal(signal.SIGPROF, signal.SIG_DFL)
     parent = _Pipe(os.dup(0), os.dup(1))
     # Anything printed goes to the server's log, not to the parent.
