@@ -20,7 +20,6 @@ import datetime
 import json
 
 from oslo_db import exception as db_exc
-from oslo_log import log
 from oslo_utils import uuidutils
 
 from pool_conductor import binding
@@ -42,8 +41,6 @@ from pool_conductor import rounds
 from pool_conductor import sandbox
 from pool_conductor import states
 from pool_conductor import templates
-
-LOG = log.getLogger(__name__)
 
 # What bind() tells its caller.
 BOUND = 'bound'
