@@ -25,8 +25,10 @@ from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
@@ -91,21 +93,61 @@ def _named(conn, alloc, exclude=()) -> list:
                                      free_nodes.BY_NAME, exclude=exclude)
 
 
-def _give(conn, pairs: list, host: str) -> None:
+def _outcome(alloc, host: str, state: str, actors: dict, node=None,
+             error: str | None = None) -> events.Event:
+    """The event of the conductor's outcome of an allocation (Ironic
+    records none), caused by the request that created it."""
+    changes = {'state': state, 'node_uuid': node.uuid if node else None,
+               'last_error': error}
+    return events.Event(
+        'allocation', alloc.uuid,
+        'pool.allocation.state_set.%s' % (
+            'error' if state == states.ALLOCATION_ERROR else 'success'),
+        object_name=alloc.name,
+        level='error' if state == states.ALLOCATION_ERROR else 'info',
+        message=error or 'Allocated node %s.' % node.uuid,
+        prev_state=states.ALLOCATING, state=state,
+        payload=payloads.allocation(alloc, changes), owner=alloc.owner,
+        actor=actors.get(alloc.id))
+
+
+def _give(conn, pairs: list, host: str, actors: dict) -> None:
     """Give locked free nodes to allocations through the binding writer
     and make the allocations active; roll back if anything changed."""
     grants = [binding.Grant(node=row, instance_uuid=alloc.uuid,
                             allocation_id=alloc.id,
                             traits=tuple(alloc.traits or ()))
               for alloc, row in pairs]
-    if not binding.grant(conn, grants, free=True):
+    outcomes = [_outcome(alloc, host, states.ALLOCATION_ACTIVE, actors,
+                         node=row) for alloc, row in pairs]
+    if not binding.grant(conn, grants, free=True, also=outcomes,
+                         conductor=host):
         raise rounds.Rollback(BUSY)
     if not binding.activate(conn, grants, host):
         raise rounds.Rollback(GONE)
 
 
+def _fail(conn, alloc, host: str, error: str, actors: dict) -> bool:
+    """Record an allocation's failure and its event, if it is still
+    host's to process."""
+    if not allocations_db.fail(conn, alloc.id, host, error):
+        return False
+    events.record(conn, [_outcome(alloc, host, states.ALLOCATION_ERROR,
+                                  actors, error=error)], conductor=host)
+    return True
+
+
+def set_error(context, alloc_id: int, host: str, error: str,
+              actors: dict | None = None) -> bool:
+    """Record an allocation's failure in a transaction of its own."""
+    with db_api.writer_connection(context) as conn:
+        alloc = allocations_db.by_id(conn, alloc_id)
+        return alloc is not None and _fail(conn, alloc, host, error,
+                                           actors or {})
+
+
 def allocate_one(context, alloc_id: int, host: str,
-                 max_node_id: int) -> str:
+                 max_node_id: int, actors: dict | None = None) -> str:
     """Run the allocation algorithm for one allocation in one transaction.
 
     A node named as the allocation is preferred, then free nodes of the
@@ -116,6 +158,7 @@ def allocate_one(context, alloc_id: int, host: str,
         (all matching nodes are locked by other transactions: retry), or
         GONE (the allocation is not this host's to process any more).
     """
+    actors = actors or {}
     try:
         with db_api.writer_connection(context) as conn:
             allocs = allocations_db.to_process(conn, [alloc_id], host)
@@ -129,21 +172,21 @@ def allocate_one(context, alloc_id: int, host: str,
                                              free_nodes.ANYWHERE,
                                              lock=False):
                     return BUSY
-                allocations_db.fail(conn, alloc_id, host,
-                                    'No available nodes found %s'
-                                    % _describe(alloc))
+                _fail(conn, alloc, host,
+                      'No available nodes found %s' % _describe(alloc),
+                      actors)
                 return FAILED
-            _give(conn, [(alloc, rows[0])], host)
+            _give(conn, [(alloc, rows[0])], host, actors)
             return ALLOCATED
     except rounds.Rollback as exc:
         return exc.args[0]
     except db_exc.DBDuplicateEntry:
         # A node was given this allocation's UUID as instance_uuid
         # meanwhile.
-        recorded = allocations_db.set_error(
+        recorded = set_error(
             context, alloc_id, host,
             "A node already has this allocation's UUID as its "
-            "instance_uuid")
+            "instance_uuid", actors)
         return FAILED if recorded else GONE
 
 
@@ -153,7 +196,7 @@ def _criteria(alloc) -> tuple:
 
 
 def allocate_batch(context, alloc_ids: list[int], host: str,
-                  max_node_id: int) -> set[int]:
+                  max_node_id: int, actors: dict | None = None) -> set[int]:
     """Claim nodes for several allocations in one transaction.
 
     An allocation named as a free node takes that node first; the others
@@ -184,7 +227,7 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
                 # Fewer nodes than allocations: the rest get none here.
                 pairs.extend(zip(group, rows, strict=False))
             if pairs:
-                _give(conn, pairs, host)
+                _give(conn, pairs, host, actors or {})
             return {alloc.id for alloc, _ in pairs}
     except (rounds.Rollback, db_exc.DBDuplicateEntry, db_exc.DBDeadlock):
         return set()
@@ -242,9 +285,16 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
                         for item in sorted(elsewhere.items()))))
     host = rpcapi.pick_conductor(context)
     values.update(state=states.ALLOCATING, conductor_affinity=host)
-    alloc = allocations_db.create_allocation(context, values)
+    alloc = allocations_db.create_allocation(context, values, _created)
     rpcapi.create_allocation(context, alloc.id, host)
     return alloc
+
+
+def _created(conn, alloc) -> None:
+    events.record(conn, [events.Event(
+        'allocation', alloc.uuid, 'baremetal.allocation.create.end',
+        object_name=alloc.name, state=alloc.state, owner=alloc.owner,
+        payload=payloads.allocation(alloc))])
 
 
 def backfill(context, values: dict, node) -> models.Allocation:
@@ -350,6 +400,9 @@ def _destroy(context, ident: str) -> None:
         if allocations_db.lock(conn, current.id) is None:
             raise exception.AllocationNotFound(allocation=ident)
         allocations_db.delete(conn, current.id)
+        events.record(conn, [events.Event(
+            'allocation', current.uuid, 'baremetal.allocation.delete.end',
+            payload=payloads.allocation(current))])
 
 
 class AllocationWorker:
@@ -371,6 +424,8 @@ class AllocationWorker:
         self._lock = threading.Lock()
         self._queued: set[int] = set()
         self._pending: collections.deque[int] = collections.deque()
+        # Who asked for each queued allocation (its events name them).
+        self._actors: dict[int, events.Actor] = {}
         self._draining = 0
         self._max_id = 0
         self._max_id_at = 0.0
@@ -382,15 +437,19 @@ class AllocationWorker:
         """
         return self.submit_many([allocation_id]) == 1
 
-    def submit_many(self, allocation_ids: list[int]) -> int:
+    def submit_many(self, allocation_ids: list[int],
+                    actors: dict | None = None) -> int:
         """Queue allocations, skipping those queued already.
 
+        :param actors: id -> who asked for it (events.Actor).
         :returns: how many were queued now.
         """
         with self._lock:
             new = [i for i in dict.fromkeys(allocation_ids)
                    if i not in self._queued]
             self._queued.update(new)
+            self._actors.update((i, actors[i]) for i in new
+                                if actors and i in actors)
             self._pending.extend(new)
             # One more thread, unless every thread is busy already: a busy
             # thread takes them with its next batch.
@@ -409,6 +468,7 @@ class AllocationWorker:
                     for i in new:
                         self._pending.remove(i)
                         self._queued.discard(i)
+                        self._actors.pop(i, None)
                 return 0
         return len(new)
 
@@ -434,23 +494,31 @@ class AllocationWorker:
                     return
                 batch = [self._pending.popleft() for _ in
                          range(min(self._batch_size, len(self._pending)))]
+                actors = {i: self._actors[i] for i in batch
+                          if i in self._actors}
             try:
-                self.process_batch(batch)
+                self.process_batch(batch, actors)
             finally:
                 with self._lock:
                     self._queued.difference_update(batch)
+                    for i in batch:
+                        self._actors.pop(i, None)
 
-    def process_batch(self, allocation_ids: list[int]) -> None:
+    def process_batch(self, allocation_ids: list[int],
+                      actors: dict | None = None) -> None:
         """Claim nodes for allocations, together where possible; never
         raises.
+
+        :param actors: allocation id -> who asked for it.
         """
+        actors = actors or {}
         served: set[int] = set()
         if len(allocation_ids) > 1:
             context = pool_context.get_admin_context()
             try:
                 served = allocate_batch(
                     context, allocation_ids, self.host,
-                    self._max_node_id(context))
+                    self._max_node_id(context), actors)
             except Exception as exc:
                 if db_api.is_unavailable(exc):
                     LOG.warning('Database unreachable while processing '
@@ -464,9 +532,10 @@ class AllocationWorker:
                               'failed', allocation_ids)
         for allocation_id in allocation_ids:
             if allocation_id not in served:
-                self.process(allocation_id)
+                self.process(allocation_id, actors)
 
-    def process(self, allocation_id: int) -> str | None:
+    def process(self, allocation_id: int,
+                actors: dict | None = None) -> str | None:
         """Claim a node for an allocation; never raises.
 
         :returns: the outcome of allocate_one(), or None when
@@ -478,12 +547,12 @@ class AllocationWorker:
         def attempt() -> str:
             try:
                 return allocate_one(context, allocation_id, self.host,
-                                    self._max_node_id(context))
+                                    self._max_node_id(context), actors)
             except db_exc.DBDeadlock:
                 return BUSY
 
         outcome = rounds.settle(
-            attempt, lambda error: allocations_db.set_error(
+            attempt, lambda error: set_error(
                 context, allocation_id, self.host,
                 'Unexpected error while allocating: %s' % error),
             'allocation %s' % allocation_id)

@@ -17,17 +17,21 @@ module calls the write statements of pool_conductor.db.binding.
 Lock order: a pool, then its nodes (by id), then their allocations.
 """
 import dataclasses
+import types
 
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from pool_conductor import brokers
+from pool_conductor import events
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
+from pool_conductor import node_events
+from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import states
 
@@ -88,29 +92,50 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
 
 def grant(conn, grants: list[Grant], free: bool = False,
           request_actions=None, wait_for_stage: str | None = None,
-          generations: dict[int, int] | None = None) -> bool:
+          generations: dict[int, int] | None = None,
+          also: list | None = None, conductor: str | None = None) -> bool:
     """Give nodes to consumers (grant_values()) with one compare-and-swap,
-    inserting first the new allocations the grants carry.
+    inserting first the new allocations the grants carry, and record the
+    events of both.
 
     :param free: each node must still be free (binding_db.NODE_IS_FREE).
     :param generations: node id -> the generation each must still be.
+    :param also: the caller's events of the same change, recorded with
+        these (one statement for all).
+    :param conductor: the conductor making the change, if one is.
     :returns: whether every node was given (else the caller rolls back).
     :raises: DBDuplicateEntry for a new allocation's uuid or name in use
     """
-    changes = grant_values(conn, _insert_allocations(conn, grants),
-                           request_actions, wait_for_stage)
-    return binding_db.update_nodes(conn, changes, free=free,
-                                   generations=generations) == len(changes)
+    granted, created = _insert_allocations(conn, grants)
+    changes = grant_values(conn, granted, request_actions, wait_for_stage)
+    if binding_db.update_nodes(conn, changes, free=free,
+                               generations=generations) != len(changes):
+        return False
+    by_id = {g.node.id: g.node for g in grants}
+    events.record(conn, created + [
+        e for node_id, values in changes.items()
+        for e in node_events.changed(by_id[node_id], values)] + (also or []),
+        conductor=conductor)
+    return True
 
 
-def _insert_allocations(conn, grants: list[Grant]) -> list[Grant]:
-    """The grants, each with the id of the allocation inserted for it."""
+def _insert_allocations(conn, grants: list[Grant]
+                        ) -> tuple[list[Grant], list[events.Event]]:
+    """The grants, each with the id of the allocation inserted for it,
+    and the events of the new allocations."""
     new = [g for g in grants if g.allocation is not None]
+    rows = [{**g.allocation, 'uuid': g.instance_uuid, 'node_id': g.node.id,
+             'node_uuid': g.node.uuid, 'traits': list(g.traits)}
+            for g in new]
     ids = iter(binding_db.insert_allocations(conn, [
-        {**g.allocation, 'uuid': g.instance_uuid, 'node_id': g.node.id,
-         'traits': list(g.traits)} for g in new]))
+        {k: v for k, v in row.items() if k != 'node_uuid'} for row in rows]))
+    created = [events.Event(
+        'allocation', row['uuid'], 'baremetal.allocation.create.end',
+        object_name=row.get('name'), state=row.get('state'),
+        owner=row.get('owner'),
+        payload=payloads.allocation(None, row)) for row in rows]
     return [dataclasses.replace(g, allocation_id=next(ids), allocation=None)
-            if g.allocation is not None else g for g in grants]
+            if g.allocation is not None else g for g in grants], created
 
 
 def activate(conn, grants: list[Grant], host: str) -> bool:
@@ -164,6 +189,13 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage, now)), **(values or {})}
     _write(conn, nodes, changes)
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
+    events.record(conn, [events.Event(
+        'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',
+        prev_state='active', owner=getattr(n, 'owner', None),
+        lessee=getattr(n, 'lessee', None),
+        payload=payloads.allocation(None, {'uuid': n.instance_uuid,
+                                           'node_uuid': n.uuid}))
+        for n in nodes if n.allocation_id is not None])
 
 
 def move(conn, nodes: list, target: str) -> None:
@@ -210,6 +242,7 @@ def _write(conn, nodes: list, changes: dict[int, dict]) -> None:
             generations={n.id: n.generation for n in nodes}) != len(nodes):
         raise exception.ConcurrentUpdate(what='Node %s' % ', '.join(
             n.uuid for n in nodes))
+    node_events.record(conn, nodes, changes)
 
 
 # Nodes through the node API ---------------------------------------------
@@ -261,10 +294,12 @@ def set_instance(context, node, instance_uuid: str, values: dict) -> None:
         changes = grant_values(conn, [Grant(current, instance_uuid)])
         changes[current.id].update(values)
         binding_db.update_nodes(conn, changes)
+        node_events.record(conn, [current], changes)
     _node_transaction(context, node, work)
 
 
 # Machines brokers make for pools ------------------------------------------
+
 
 # The driver of a node a broker is making, until the broker names one.
 BROKER_NODE_DRIVER = 'fake-hardware'
@@ -291,7 +326,7 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
     :returns: the new nodes' ids.
     """
     extra = {} if request is None else {BROKER_REQUEST: request}
-    return binding_db.insert_nodes(conn, [{
+    rows = [{
         'uuid': uuidutils.generate_uuid(),
         'driver': BROKER_NODE_DRIVER, 'resource_class': resource_class,
         'provision_state': states.ENROLL, 'pool': pool,
@@ -299,7 +334,11 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
         'broker': broker, 'extra': extra, 'lessee': lessee,
         'broker_token': (token_prefix + uuidutils.generate_uuid(
             dashed=False))[:64],
-        'reservation': host} for _ in range(count)])
+        'reservation': host} for _ in range(count)]
+    ids = binding_db.insert_nodes(conn, rows)
+    events.record(conn, [e for row in rows for e in node_events.created(
+        types.SimpleNamespace(**row))], conductor=host)
+    return ids
 
 
 def finish_creation(conn, node, machine: dict) -> None:
@@ -337,6 +376,7 @@ def abandon_creation(context, node_id: int, host: str) -> bool:
         if node is None or node.pool_status != states.POOL_CREATING:
             return False
         nodes_db.delete_node(conn, node_id)
+        events.record(conn, node_events.deleted(node), conductor=host)
         return True
 
 
@@ -351,6 +391,7 @@ def delete_destroyed(context, node_id: int, host: str) -> bool:
         if node is None or node.instance_uuid or node.allocation_id:
             return False
         nodes_db.delete_node(conn, node_id)
+        events.record(conn, node_events.deleted(node), conductor=host)
         return True
 
 
@@ -402,6 +443,7 @@ def delete_node(context, node) -> None:
         if current.instance_uuid or current.allocation_id:
             release(conn, [current], force=True)
         nodes_db.delete_node(conn, current.id)
+        events.record(conn, node_events.deleted(current))
     _node_transaction(context, node, work)
 
 
@@ -418,6 +460,7 @@ def report(context, node, values: dict) -> None:
         if changes.get('stage', current.stage) != current.stage:
             changes['stage_updated_at'] = db_api.utcnow()
         binding_db.update_nodes(conn, {current.id: changes})
+        node_events.record(conn, [current], {current.id: changes})
     _node_transaction(context, node, work, values)
 
 
@@ -431,5 +474,9 @@ def report_driven(context, node, host: str, values: dict) -> bool:
         its stage and the conductor driving it).
     """
     with db_api.writer_connection(context) as conn:
-        return binding_db.move_node(conn, node, host, {
-            **values, **_progress(conn, node, values)})
+        changes = {**values, **_progress(conn, node, values)}
+        if not binding_db.move_node(conn, node, host, changes):
+            return False
+        node_events.record(conn, [node], {node.id: changes},
+                           conductor=host)
+        return True

@@ -3,23 +3,31 @@ import oslo_messaging as messaging
 
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor import context as pool_context
+from pool_conductor import events
 from pool_conductor import provisioning
 
 
 class ConductorManager:
     """Receives the RPC calls of the API and hands them to workers."""
 
-    RPC_API_VERSION = '2.1'
+    RPC_API_VERSION = '2.2'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, allocation_worker: AllocationWorker):
         self.allocation_worker = allocation_worker
 
-    def create_allocations(self, context, allocation_ids: list[int]) -> None:
-        """Start processing allocations the API wrote as allocating."""
-        self.allocation_worker.submit_many(allocation_ids)
+    def create_allocations(self, context, allocation_ids: list[int],
+                           actors: dict | None = None) -> None:
+        """Start processing allocations the API wrote as allocating.
 
-    def continue_provisioning(self, context, node_ids: list[int]) -> None:
+        :param actors: str(id) -> (request id, user, project) of the
+            request that created each allocation.
+        """
+        self.allocation_worker.submit_many(allocation_ids,
+                                           events.actors_from(actors))
+
+    def continue_provisioning(self, context, node_ids: list[int],
+                              actors: dict | None = None) -> None:
         """Move on nodes the API recorded in a provision state in progress
         (deploying, deleting); never raises."""
         provisioning.continue_nodes(pool_context.get_admin_context(),

@@ -8,6 +8,7 @@ from oslo_log import log
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import rpc
 
@@ -36,9 +37,11 @@ class ConductorAPI:
         2.0 - create_allocation removed (API and conductors are upgraded
               together)
         2.1 - continue_provisioning
+        2.2 - create_allocations and continue_provisioning take actors:
+              who asked for each id (request id, user, project)
     """
 
-    RPC_API_VERSION = '2.1'
+    RPC_API_VERSION = '2.2'
     # How long the list of live conductors is reused before it is read
     # from the database again.
     ALIVE_CACHE_SECONDS = 1.0
@@ -50,7 +53,8 @@ class ConductorAPI:
         self._lock = threading.Lock()
         self._picked: str | None = None
         self._picked_at = 0.0
-        self._outbox: dict[tuple[str, str], list[int]] = {}
+        # (host, method) -> [(id, who asked for it)]
+        self._outbox: dict[tuple[str, str], list[tuple]] = {}
         self._wakeup = threading.Condition(self._lock)
         self._sender: threading.Thread | None = None
         self._last_cast = 0.0
@@ -95,7 +99,7 @@ class ConductorAPI:
         process dies first) is recorded with its conductor's name, and the
         conductor finds it by itself on its next check.
         """
-        self._queue(host, 'create_allocations', allocation_id)
+        self._queue(host, 'create_allocations', allocation_id, context)
 
     def continue_provisioning(self, context, node_id: int,
                               host: str) -> None:
@@ -105,11 +109,13 @@ class ConductorAPI:
         A node whose message is lost is moved on by a conductor's periodic
         check (``[conductor] check_provisioning_interval``).
         """
-        self._queue(host, 'continue_provisioning', node_id)
+        self._queue(host, 'continue_provisioning', node_id, context)
 
-    def _queue(self, host: str, method: str, ident: int) -> None:
+    def _queue(self, host: str, method: str, ident: int, context) -> None:
+        actor = events.Actor.of(context)
         with self._lock:
-            self._outbox.setdefault((host, method), []).append(ident)
+            self._outbox.setdefault((host, method), []).append(
+                (ident, actor))
             if self._sender is None or not self._sender.is_alive():
                 self._sender = threading.Thread(
                     target=self._send_forever, name='pool-rpc-sender',
@@ -131,19 +137,22 @@ class ConductorAPI:
             with self._lock:
                 outbox, self._outbox = self._outbox, {}
             self._last_cast = time.monotonic()
-            for (host, method), ids in outbox.items():
-                self._cast(host, method, ids)
+            for (host, method), items in outbox.items():
+                self._cast(host, method, items)
 
-    def _cast(self, host: str, method: str, ids: list[int]) -> None:
+    def _cast(self, host: str, method: str, items: list[tuple]) -> None:
         """Cast ids to a conductor's method; never raises.
 
         The cast gives up after one reconnection attempt when the message
         bus is down.
         """
+        ids = [ident for ident, _ in items]
+        actors = {str(ident): list(events.astuple(actor))
+                  for ident, actor in items if actor != events.NOBODY}
         try:
             cctxt = self.client.prepare(server=host, retry=1)
             cctxt.cast(pool_context.get_admin_context(), method,
-                       **{_ID_ARGUMENT[method]: ids})
+                       actors=actors, **{_ID_ARGUMENT[method]: ids})
         except Exception as exc:
             LOG.warning('Could not cast %(method)s of %(ids)s to conductor '
                         '%(host)s, a periodic check picks them up: %(exc)s',

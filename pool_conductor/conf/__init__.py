@@ -7,6 +7,7 @@ from pool_conductor.conf import api
 from pool_conductor.conf import conductor
 from pool_conductor.conf import database
 from pool_conductor.conf import default
+from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
@@ -15,6 +16,7 @@ from pool_conductor.conf import sandbox
 CONF = cfg.CONF
 
 default.register_opts(CONF)
+events.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)

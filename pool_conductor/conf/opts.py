@@ -4,6 +4,7 @@ from oslo_log import log
 from pool_conductor.conf import api
 from pool_conductor.conf import conductor
 from pool_conductor.conf import default
+from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
@@ -16,6 +17,7 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('events', events.opts),
         ('exec_broker', exec_broker.opts),
         ('pool', pool.opts),
         ('provisioner', provisioner.opts),

@@ -46,11 +46,15 @@ def raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
 _INSERT_ALLOCATION = sa.insert(models.Allocation.__table__)
 
 
-def create_allocation(context, values: dict) -> models.Allocation:
+def create_allocation(context, values: dict, then=None
+                      ) -> models.Allocation:
     """Create an allocation row.
 
     One INSERT when the UUID is generated here; a UUID given by the caller
     is first checked against the instance_uuid of the nodes.
+
+    :param then: called with the connection and the new allocation in
+        the transaction of the INSERT (to record its event).
 
     :raises: AllocationAlreadyExists, InstanceUUIDInUse when a node
         already carries its UUID as instance_uuid, AllocationDuplicateName
@@ -66,13 +70,15 @@ def create_allocation(context, values: dict) -> models.Allocation:
                 raise exception.InstanceUUIDInUse(instance_uuid=given_uuid,
                                                   node=holder)
             res = conn.execute(_INSERT_ALLOCATION, values)
-            alloc_id = res.inserted_primary_key[0]
+            # Nothing the database computes is unknown here: a new
+            # allocation has no node.
+            alloc = models.Allocation(id=res.inserted_primary_key[0],
+                                      node_id=None, **values)
+            alloc.node_uuid = None
+            if then is not None:
+                then(conn, alloc)
     except db_exc.DBDuplicateEntry as exc:
         raise_duplicate(exc, values)
-    # Nothing the database computes is unknown here: a new allocation has
-    # no node.
-    alloc = models.Allocation(id=alloc_id, node_id=None, **values)
-    alloc.node_uuid = None
     return alloc
 
 
@@ -214,10 +220,10 @@ def fail(conn, alloc_id: int, host: str, error: str) -> bool:
         'now': api.utcnow()}).rowcount == 1
 
 
-def set_error(context, alloc_id: int, host: str, error: str) -> bool:
-    """fail() in a transaction of its own."""
-    with api.writer_connection(context) as conn:
-        return fail(conn, alloc_id, host, error)
+def by_id(conn, alloc_id: int) -> sa.Row | None:
+    """An allocation's row (the fields of its events)."""
+    return conn.execute(sa.select(_ALLOCATIONS).where(
+        _ALLOCATIONS.c.id == alloc_id)).first()
 
 
 def max_node_id(context) -> int:

@@ -388,6 +388,70 @@ class Claim(TimestampMixin, Base):
     node_project: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
 
 
+# Times to the microsecond on MariaDB too (its DATETIME keeps seconds).
+PreciseDateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
+
+
+class Event(Base):
+    """One change of state of an object, recorded in the transaction that
+    made it: the history of objects, the feed watchers read and the
+    outbox that notifications are published from."""
+
+    __tablename__ = 'events'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_events0uuid'),
+        sa.UniqueConstraint('seq', name='uniq_events0seq'),
+        sa.Index('events_object_idx', 'object_type', 'object_uuid', 'seq'),
+        sa.Index('events_published_idx', 'published_at', 'seq'),
+        sa.Index('events_created_idx', 'created_at'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(
+        sa.BigInteger().with_variant(sa.Integer, 'sqlite'),
+        primary_key=True)
+    # The public cursor: given in commit order by the sequencer, None
+    # until then (an id is given at insert, and transactions commit in
+    # another order).
+    seq: orm.Mapped[int | None] = orm.mapped_column(sa.BigInteger)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        PreciseDateTime, default=_utcnow, nullable=False)
+    object_type: orm.Mapped[str] = orm.mapped_column(sa.String(32))
+    object_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    object_name: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    event_type: orm.Mapped[str] = orm.mapped_column(sa.String(128))
+    level: orm.Mapped[str] = orm.mapped_column(sa.String(8))
+    message: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    prev_state: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
+    state: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
+    request_id: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
+    user_id: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    project_id: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    conductor: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # Who may read the event besides the system: the object's owner and
+    # lessee when it was recorded.
+    owner: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    lessee: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    payload: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    published_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        PreciseDateTime)
+
+
+class EventCursor(Base):
+    """The last cursor the sequencer gave; its row lock serializes
+    sequencers."""
+
+    __tablename__ = 'event_cursors'
+
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(32),
+                                              primary_key=True)
+    value: orm.Mapped[int] = orm.mapped_column(sa.BigInteger, default=0)
+
+
+sa.event.listen(EventCursor.__table__, 'after_create', sa.DDL(
+    "INSERT INTO event_cursors (name, value) VALUES ('sequence', 0)"))
+
+
 # A schema made from the models (tests, pool-server on a new SQLite file)
 # has the default pool, as one made by the migrations has.
 sa.event.listen(Pool.__table__, 'after_create', sa.DDL(

@@ -136,10 +136,13 @@ class AllocationAPITestCase(base.APITestCase):
             if cast.called:
                 break
             time.sleep(0.02)
+        alloc_id = allocations_db.get_allocation(self.context,
+                                                 alloc['uuid']).id
+        # The message names the request that created the allocation, whose
+        # events the conductor records with its outcome.
         cast.assert_called_once_with(
-            mock.ANY, 'create_allocations',
-            allocation_ids=[allocations_db.get_allocation(
-                self.context, alloc['uuid']).id])
+            mock.ANY, 'create_allocations', allocation_ids=[alloc_id],
+            actors={str(alloc_id): [mock.ANY, mock.ANY, mock.ANY]})
         self.assertEqual('allocating', alloc['state'])
         self.assertEqual([allocations_db.get_allocation(
             self.context, alloc['uuid']).id],

@@ -126,8 +126,9 @@ class ServiceTestCase(base.TestCase):
         api = rpcapi.ConductorAPI()
         sent = []
         real_cast = api._cast
-        self.patch(api, '_cast', lambda host, method, ids: (
-            sent.append(list(ids)), real_cast(host, method, ids)))
+        self.patch(api, '_cast', lambda host, method, items: (
+            sent.append([i for i, _ in items]),
+            real_cast(host, method, items)))
         allocs = []
         for _ in range(12):
             host = api.pick_conductor(self.context)

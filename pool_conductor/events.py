@@ -1,0 +1,177 @@
+"""Events: one record of every change of state, written by the code that
+makes the change in the transaction that makes it.
+
+record() writes them; sequence() gives committed ones their public
+cursors in commit order and wakes the watchers of this process. An event
+of an Ironic object carries Ironic's event type (baremetal.node.*,
+baremetal.port.*, baremetal.allocation.*); what Ironic has no name for
+is pool.<object>.<action>.<status>.
+"""
+import dataclasses
+import threading
+
+from oslo_context import context as oslo_context
+from oslo_log import log
+from oslo_utils import uuidutils
+
+from pool_conductor.conf import CONF
+from pool_conductor.db import api as db_api
+from pool_conductor.db import events as events_db
+from pool_conductor import secrets
+
+LOG = log.getLogger(__name__)
+
+LEVELS = ('debug', 'info', 'warning', 'error', 'critical')
+# The longest message recorded: a last_error can be a whole traceback.
+MAX_MESSAGE = 4096
+
+
+@dataclasses.dataclass(frozen=True)
+class Actor:
+    """Who caused a change: the API request (carried through RPC)."""
+
+    request_id: str | None = None
+    user_id: str | None = None
+    project_id: str | None = None
+
+    @classmethod
+    def of(cls, context) -> 'Actor':
+        if context is None:
+            return NOBODY
+        return cls(getattr(context, 'request_id', None),
+                   getattr(context, 'user_id', None),
+                   getattr(context, 'project_id', None))
+
+
+NOBODY = Actor()
+
+
+def astuple(actor: Actor) -> tuple:
+    return dataclasses.astuple(actor)
+
+
+def actors_from(wire: dict | None) -> dict[int, Actor]:
+    """Who asked for each id, as an RPC message carries it."""
+    out = {}
+    for ident, values in (wire or {}).items():
+        try:
+            out[int(ident)] = Actor(*values[:3])
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """A change of state of one object."""
+
+    object_type: str
+    object_uuid: str
+    event_type: str
+    object_name: str | None = None
+    level: str = 'info'
+    message: str | None = None
+    prev_state: str | None = None
+    state: str | None = None
+    # The object as it is after the change, versioned (payloads module).
+    payload: dict | None = None
+    # The projects that may read the event (besides the system).
+    owner: str | None = None
+    lessee: str | None = None
+    # Who caused it, when not the request of the transaction (the
+    # conductor's outcome of an allocation a request created).
+    actor: Actor | None = None
+
+
+def current_actor() -> Actor:
+    """The request this thread serves (the API's, or the one an RPC
+    message carried), else nobody."""
+    return Actor.of(oslo_context.get_current())
+
+
+def rows(events: list[Event], context=None, conductor: str | None = None
+         ) -> list[dict]:
+    """The rows of events, secrets masked."""
+    default = Actor.of(context) if context is not None else current_actor()
+    now = db_api.utcnow()
+    out = []
+    for event in events:
+        actor = event.actor or default
+        message = event.message
+        if message is not None:
+            message = secrets.mask(str(message))[:MAX_MESSAGE]
+        out.append({
+            'uuid': uuidutils.generate_uuid(), 'created_at': now,
+            'object_type': event.object_type,
+            'object_uuid': event.object_uuid,
+            'object_name': event.object_name,
+            'event_type': event.event_type, 'level': event.level,
+            'message': message, 'prev_state': event.prev_state,
+            'state': event.state, 'request_id': actor.request_id,
+            'user_id': actor.user_id, 'project_id': actor.project_id,
+            'conductor': conductor, 'owner': event.owner,
+            'lessee': event.lessee,
+            'payload': secrets.mask(event.payload or {}),
+            'seq': None, 'published_at': None})
+    return out
+
+
+def record(conn, events: list[Event], context=None,
+           conductor: str | None = None) -> None:
+    """Record events in the transaction of conn (a Core connection or an
+    ORM session), with one statement.
+
+    :param context: the request that caused them; by default the one
+        this thread serves.
+    :param conductor: the conductor that made the changes, if one did.
+    """
+    if not events:
+        return
+    if hasattr(conn, 'connection') and not hasattr(conn, 'dialect'):
+        conn = conn.connection()
+    events_db.insert(conn, rows(events, context, conductor))
+
+
+# Watchers of this process wait on this; sequence() wakes them.
+_sequenced = threading.Condition()
+_last_seen = 0
+
+
+def sequence(wait: bool = True) -> int | None:
+    """Give committed events their cursors (a batch of at most
+    [events] sequence_batch), and wake this process's watchers when there
+    were any.
+
+    :returns: the last cursor given, or None when another sequencer was
+        at work and wait is False.
+    """
+    global _last_seen
+    done = events_db.sequence(CONF.events.sequence_batch, wait=wait)
+    if done is None:
+        return None
+    count, last = done
+    if last > _last_seen:
+        with _sequenced:
+            _last_seen = max(_last_seen, last)
+            _sequenced.notify_all()
+    return last
+
+
+def wait_for(cursor: int, timeout: float) -> bool:
+    """Wait until this process has sequenced (or seen) events past
+    cursor, at most timeout seconds.
+
+    :returns: whether it has.
+    """
+    with _sequenced:
+        return _sequenced.wait_for(lambda: _last_seen > cursor, timeout)
+
+
+def seen(cursor: int) -> None:
+    """Wake the watchers of this process for cursors up to cursor (another
+    process sequenced them)."""
+    global _last_seen
+    if cursor > _last_seen:
+        with _sequenced:
+            _last_seen = max(_last_seen, cursor)
+            _sequenced.notify_all()
