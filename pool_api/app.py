@@ -11,6 +11,7 @@ from pool_api import errors
 from pool_api import microversion
 from pool_api import params
 from pool_api import policy
+from pool_api import request_metrics
 from pool_api import routes
 from pool_api import validation
 from pool_conductor.conf import CONF
@@ -20,7 +21,7 @@ from pool_conductor import filters
 from pool_conductor import rpcapi
 
 # Requests to these paths ignore version headers, as Ironic's root does.
-_UNVERSIONED = ('/', '/v1/openapi.json')
+_UNVERSIONED = ('/', '/v1/openapi.json', '/metrics')
 HEALTHCHECK_PATH = '/healthz'
 # Identifiers in paths: names and UUIDs, traits, hostnames.
 MAX_IDENT_LENGTH = 255
@@ -249,6 +250,7 @@ def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
     app.config['RPCAPI'] = rpcapi.ConductorAPI()
     app.before_request(_before_request)
     app.after_request(_after_request)
+    request_metrics.install(app)
     errors.register(app)
     routes.register(app)
     policy.setup(app)

@@ -20,6 +20,8 @@ LOG = log.getLogger(__name__)
 # Served without authentication under every strategy: the version
 # documents and the description of the API.
 PUBLIC_PATHS = frozenset(['/', '/v1', '/v1/openapi.json'])
+# Public only when [api] public_metrics is on.
+METRICS_PATH = '/metrics'
 # Identity headers only an authentication middleware may set; a client
 # sending them is ignored.
 IDENTITY_HEADERS = ('HTTP_X_IDENTITY_STATUS', 'HTTP_X_USER_ID',
@@ -174,7 +176,8 @@ class _PublicPaths:
         for name in IDENTITY_HEADERS:
             environ.pop(name, None)
         path = environ.get('PATH_INFO', '').rstrip('/') or '/'
-        if path in PUBLIC_PATHS:
+        if path in PUBLIC_PATHS or (path == METRICS_PATH
+                                    and CONF.api.public_metrics):
             return self.app(environ, start_response)
         return self.protected(environ, start_response)
 

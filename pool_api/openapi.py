@@ -165,6 +165,8 @@ class Doc:
     location: bool = False
     versioned: bool = True
     creates: str | None = None
+    # The media type of the response's body.
+    media: str = 'application/json'
 
     @functools.cached_property
     def query_names(self) -> frozenset[str]:
@@ -246,7 +248,8 @@ def _responses(op: Doc, public: bool) -> dict:
     success = {'description': _DESCRIPTIONS[op.status],
                'headers': _response_headers(op.versioned, op.location)}
     if op.response:
-        success['content'] = {JSON: {'schema': _schema_ref(op.response)}}
+        success['content'] = {op.media: {'schema': _schema_ref(
+            op.response)}}
     responses = {str(op.status): success}
     codes = set(op.errors)
     if op.versioned:
@@ -361,7 +364,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims')],
+            'workflows', 'brokers', 'providers', 'claims', 'metrics')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -161,6 +161,12 @@ CLAIM_READER = ('(%s) or (role:reader and project_id:%%(claim.owner)s)'
 CLAIM_MEMBER = ('(%s) or (role:member and project_id:%%(claim.owner)s)'
                 % SYSTEM_MEMBER)
 RULES += [
+    _rule('pool:metrics:get', SYSTEM_READER,
+          'Read the Prometheus metrics (unless [api] public_metrics lets '
+          'anyone read them).', [('GET', '/metrics')]),
+]
+
+RULES += [
     _rule('pool:claim:get', CLAIM_READER, 'Show a claim.', [('GET', CLAIM)]),
     _rule('pool:claim:list', API_READER,
           'List the claims one may see: all of them with '

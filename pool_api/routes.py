@@ -6,6 +6,7 @@ from pool_api.handlers import allocations
 from pool_api.handlers import brokers
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
+from pool_api.handlers import metrics
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
 from pool_api.handlers import openapi
@@ -63,6 +64,9 @@ ROUTES = [
     Route('/v1', 'GET', root.get_v1, Doc('The v1 API', 'versions', 'V1')),
     Route('/v1/openapi.json', 'GET', openapi.get_openapi,
           Doc('This document', 'versions', 'OpenAPI', versioned=False)),
+    Route('/metrics', 'GET', metrics.get_metrics,
+          Doc('Prometheus metrics', 'metrics', 'Metrics', versioned=False,
+              media='text/plain')),
 
     Route('/v1/nodes', 'GET', nodes.list_nodes,
           Doc('List nodes', 'nodes', 'NodeList', query=_LIST,

@@ -28,6 +28,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import metrics
 from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -125,6 +126,17 @@ def _give(conn, pairs: list, host: str, actors: dict) -> None:
         raise rounds.Rollback(BUSY)
     if not binding.activate(conn, grants, host):
         raise rounds.Rollback(GONE)
+    _observe([alloc for alloc, _ in pairs], 'active')
+
+
+def _observe(allocs: list, outcome: str) -> None:
+    """Count the time allocations took from creation to outcome."""
+    now = db_api.utcnow()
+    histogram = metrics.ALLOCATION_SECONDS.labels(outcome)
+    for alloc in allocs:
+        created = getattr(alloc, 'created_at', None)
+        if created is not None:
+            histogram.observe(max(0.0, (now - created).total_seconds()))
 
 
 def _fail(conn, alloc, host: str, error: str, actors: dict) -> bool:
@@ -134,6 +146,7 @@ def _fail(conn, alloc, host: str, error: str, actors: dict) -> bool:
         return False
     events.record(conn, [_outcome(alloc, host, states.ALLOCATION_ERROR,
                                   actors, error=error)], conductor=host)
+    _observe([alloc], 'error')
     return True
 
 

@@ -10,6 +10,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
+from pool_conductor import metrics
 from pool_conductor import retry
 
 
@@ -37,7 +38,7 @@ def request_of(node, defaults: dict) -> dict:
 
 
 def _driver(context, name: str):
-    """A broker's driver and parameters.
+    """A broker's driver, its parameters and the driver's name.
 
     :raises: BrokerError for a broker or driver that is gone
     """
@@ -48,7 +49,7 @@ def _driver(context, name: str):
         driver = brokers.get_driver(broker.driver)
     except exception.BrokerDriverNotFound as exc:
         raise exception.BrokerError(broker=name, reason=str(exc)) from exc
-    return driver, dict(broker.parameters or {})
+    return driver, dict(broker.parameters or {}), broker.driver
 
 
 def call(context, name: str, method: str, *args, extra: dict | None = None):
@@ -57,15 +58,19 @@ def call(context, name: str, method: str, *args, extra: dict | None = None):
 
     :raises: BrokerError
     """
-    driver, parameters = _driver(context, name)
+    driver, parameters, kind = _driver(context, name)
     try:
-        return getattr(driver, method)(*args, {**parameters,
-                                               **(extra or {})})
+        result = getattr(driver, method)(*args, {**parameters,
+                                                 **(extra or {})})
     except exception.BrokerError as exc:
+        metrics.BROKER_CALLS.labels(kind, method, 'error').inc()
         raise exception.BrokerError(
             broker=name, reason=exc.kwargs.get('reason', str(exc))) from exc
     except Exception as exc:
+        metrics.BROKER_CALLS.labels(kind, method, 'error').inc()
         raise exception.BrokerError(broker=name, reason=str(exc)) from exc
+    metrics.BROKER_CALLS.labels(kind, method, 'ok').inc()
+    return result
 
 
 def make(context, node, parameters: dict, host: str) -> bool:

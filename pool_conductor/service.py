@@ -1,5 +1,6 @@
 """A conductor: RPC server, allocation workers, workflows, heartbeat."""
 import threading
+import time
 
 import futurist
 from futurist import periodics
@@ -14,6 +15,7 @@ from pool_conductor import lifespans
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.manager import ConductorManager
+from pool_conductor import metrics
 from pool_conductor import provisioners
 from pool_conductor import provisioning
 from pool_conductor import rounds
@@ -24,9 +26,15 @@ LOG = log.getLogger(__name__)
 
 
 def _periodic(method, spacing: float):
-    """A futurist periodic task calling a bound method every spacing s."""
+    """A futurist periodic task calling a bound method every spacing s,
+    counted in the metrics."""
     def task():
-        method()
+        started, ok = time.monotonic(), False
+        try:
+            method()
+            ok = True
+        finally:
+            metrics.observe_round(method.__name__, started, ok)
     task.__name__ = method.__name__
     return periodics.periodic(spacing)(task), None, None
 
@@ -53,6 +61,7 @@ class ConductorService:
         self._rpc_server = None
         self._periodics: periodics.PeriodicWorker | None = None
         self._periodic_thread: threading.Thread | None = None
+        self._metrics_server = None
         self.autofiller = AutoFiller(self.host)
 
     def start(self) -> None:
@@ -72,6 +81,9 @@ class ConductorService:
             CONF, self.host, [ConductorManager(self.worker)])
         self._rpc_server.start()
         self._start_periodics()
+        if CONF.conductor.metrics_port:
+            self._metrics_server = metrics.serve(
+                CONF.conductor.metrics_host, CONF.conductor.metrics_port)
         resumed = self.requeue_own_allocations()
         LOG.info('Conductor %(host)s started, %(num)d allocations resumed',
                  {'host': self.host, 'num': resumed})
@@ -117,6 +129,9 @@ class ConductorService:
             self._periodics.wait()
         if self.worker is not None:
             self.worker.stop(wait=True)
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+            self._metrics_server.server_close()
         try:
             conductors_db.unregister_conductor(self.context, self.host)
         except Exception:

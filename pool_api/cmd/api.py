@@ -1,4 +1,6 @@
 """pool-api: the API on gunicorn, [api] workers processes of threads."""
+import atexit
+
 from gunicorn.app import base as gunicorn_base
 from oslo_log import log
 
@@ -6,6 +8,7 @@ from pool_api import app
 from pool_api.cmd import listen
 from pool_conductor.cmd import common
 from pool_conductor.conf import CONF
+from pool_conductor import metrics
 
 LOG = log.getLogger(__name__)
 
@@ -48,6 +51,10 @@ def main() -> None:
     listen.exit_unless_free('pool-api')
     LOG.info('pool-api listening on %s:%d with %d workers',
              CONF.api.host_ip, CONF.api.port, CONF.api.workers)
+    # The workers' counters in shared files: a scrape of any worker sums
+    # them all.
+    metrics.enable_multiprocess()
+    atexit.register(metrics.disable_multiprocess)
     Server({
         'bind': bind_address(CONF.api.host_ip, CONF.api.port),
         'workers': CONF.api.workers,
@@ -66,4 +73,6 @@ def main() -> None:
         'limit_request_field_size': CONF.api.max_header_field_size,
         'accesslog': None,
         'errorlog': '-',
+        'child_exit': lambda _arbiter, worker: metrics.worker_exited(
+            worker.pid),
     }).run()

@@ -193,6 +193,8 @@ _FAULT = _object({'faultcode': {'type': 'string',
                  required=('faultcode', 'faultstring', 'debuginfo'))
 
 SCHEMAS = {
+    'Metrics': {'type': 'string', 'description': 'Prometheus\' text '
+                'exposition format.'},
     'Link': _object({'href': STRING, 'rel': STRING, 'type': STRING},
                     required=('href', 'rel')),
     'Version': _VERSION,

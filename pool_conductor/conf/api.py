@@ -83,6 +83,12 @@ opts = [
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links of responses. '
                     'Defaults to the URL of the incoming request.'),
+    cfg.BoolOpt('public_metrics',
+                default=False,
+                help='Whether /metrics answers callers that are not '
+                     'authenticated. Off, a scrape authenticates as any API '
+                     'call does and needs the policy rule pool:metrics:get '
+                     '(system readers by default).'),
 ]
 
 

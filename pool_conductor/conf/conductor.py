@@ -107,6 +107,16 @@ opts = [
                  min=0,
                  help='Seconds between two tries to change a locked '
                       'node.'),
+    cfg.PortOpt('metrics_port',
+                default=0,
+                help='The port on which the conductor serves its '
+                     'Prometheus metrics at /metrics (its counters and the '
+                     'fleet\'s gauges), without authentication; 0: not '
+                     'served. pool-api and pool-server serve theirs on the '
+                     'API port instead.'),
+    cfg.HostAddressOpt('metrics_host',
+                       default='127.0.0.1',
+                       help='The address metrics_port listens on.'),
 ]
 
 

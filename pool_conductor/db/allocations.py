@@ -193,7 +193,7 @@ _TO_PROCESS = sa.select(
     _ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid, _ALLOCATIONS.c.name,
     _ALLOCATIONS.c.resource_class, _ALLOCATIONS.c.traits,
     _ALLOCATIONS.c.candidate_nodes, _ALLOCATIONS.c.owner,
-    _ALLOCATIONS.c.pool,
+    _ALLOCATIONS.c.pool, _ALLOCATIONS.c.created_at,
 ).where(_ALLOCATIONS.c.state == states.ALLOCATING,
         _ALLOCATIONS.c.conductor_affinity == sa.bindparam('host'),
         _ALLOCATIONS.c.id.in_(sa.bindparam('ids', expanding=True))

@@ -68,6 +68,7 @@ CASES = [
     ('GET', '/', None, PUBLIC),
     ('GET', '/v1', None, PUBLIC),
     ('GET', '/v1/openapi.json', None, PUBLIC),
+    ('GET', '/metrics', None, SYSTEM_READER_ONLY),
     ('GET', '/v1/nodes', None, ANY_READER),
     ('GET', '/v1/nodes/detail', None, ANY_READER),
     ('POST', '/v1/nodes', {'driver': 'fake-hardware'}, SYSTEM_ADMIN_ONLY),
