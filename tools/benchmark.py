@@ -1,6 +1,6 @@
 """Benchmark pool end to end and print a table of the figures.
 
-Drives alloc_bench.py (a load generator for the /v1 allocation API)
+Drives tools/alloc_load.py (a load generator for the /v1 allocation API)
 against clusters of this machine (HAProxy, pool-api processes, pool-conductor
 processes, RabbitMQ, PostgreSQL or MariaDB: tests/functional/cluster.py)
 and against pool-server, in normal mode (N allocations for N nodes) and
@@ -35,19 +35,18 @@ sys.path.insert(0, ROOT)
 
 from tests.functional import cluster  # noqa: E402
 
-DEFAULT_BENCH = os.path.join(ROOT, '..', 'shared', 'bench',
-                             'alloc_bench.py')
+DEFAULT_BENCH = os.path.join(ROOT, 'tools', 'alloc_load.py')
 COLUMNS = ('deployment', 'N', 'mode', 'active', 'error', 'allocs/s',
            'POST p50', 'POST p99', 'active p50', 'active p99', 'deletes/s',
            'double', 'ok', 'CPU s/1000 api+cond+db')
-# Processes whose CPU time alloc_bench.py adds up (pool-server, one
+# Processes whose CPU time the load generator adds up (pool-server, one
 # process, counts as api).
 WATCH = ('api=pool_api', 'cond=pool_conductor',
          'db=postgres|mariadbd')
 
 
 def run_bench(args, url: str, nodes: int) -> list[dict]:
-    """Run alloc_bench.py once; one result per mode.
+    """Run the load generator once; one result per mode.
 
     The nodes of a size stay enrolled (resource class bench-N), so that
     the next deployment on the same database reuses them.
@@ -60,7 +59,7 @@ def run_bench(args, url: str, nodes: int) -> list[dict]:
         + [arg for watch in WATCH for arg in ('--watch', watch)],
         capture_output=True, text=True)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
-        raise RuntimeError('alloc_bench failed: %s' % proc.stderr[-2000:])
+        raise RuntimeError('the load generator failed: %s' % proc.stderr[-2000:])
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     rows = []
     for rnd in result['rounds']:
@@ -504,7 +503,8 @@ def main() -> None:
                              'progress, on pool-server and on clusters of '
                              '--conductors conductors')
     parser.add_argument('--bench', default=DEFAULT_BENCH,
-                        help='path of alloc_bench.py')
+                        help='path of the load generator (tools/alloc_load.py '
+                             'or one with the same options and output)')
     args = parser.parse_args()
     rows: list[dict] = []
     if not args.no_clusters:
