@@ -59,7 +59,8 @@ def run_bench(args, url: str, nodes: int) -> list[dict]:
         + [arg for watch in WATCH for arg in ('--watch', watch)],
         capture_output=True, text=True)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
-        raise RuntimeError('the load generator failed: %s' % proc.stderr[-2000:])
+        raise RuntimeError('the load generator failed: %s'
+                           % proc.stderr[-2000:])
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     rows = []
     for rnd in result['rounds']:
