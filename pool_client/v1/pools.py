@@ -530,8 +530,9 @@ class ShowPoolStatus(command.ShowOne):
         status = self.app.client_manager.pool.pool_status(parsed_args.pool)
         # Statuses in the server's order: the order of the lifecycle.
         statuses = status.get('statuses') or {}
-        # How many are being created, and how many of those failed.
-        autofill = tuple(k for k in ('creating', 'unhealthy') if k in status)
+        # How many of those being created failed (the server's "creating"
+        # is the Creating status, shown already).
+        autofill = tuple(k for k in ('unhealthy',) if k in status)
         columns = ('name', 'total', *statuses, *autofill)
         return columns, (status.get('name'), status.get('total'),
                          *statuses.values(), *(status[k] for k in autofill))
