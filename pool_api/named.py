@@ -5,6 +5,7 @@ from pool_api import links
 from pool_api import render
 from pool_api import validation
 from pool_conductor.db import pools as pools_db
+from pool_conductor import named as named_objects
 
 
 def representation(collection: str, obj, fields) -> dict:
@@ -46,5 +47,5 @@ def patched(model, to_dict, name: str, schema: dict, fields,
         return flask.jsonify(shown(before))
     if check is not None:
         check(after)
-    return flask.jsonify(shown(to_dict(pools_db.update(context, model, name,
-                                                       changed))))
+    return flask.jsonify(shown(to_dict(named_objects.update(
+        context, model, name, changed))))

@@ -9,6 +9,7 @@ is pool.<object>.<action>.<status>.
 """
 import dataclasses
 import threading
+import uuid as uuid_lib
 
 from oslo_context import context as oslo_context
 from oslo_log import log
@@ -22,6 +23,11 @@ from pool_conductor import secrets
 LOG = log.getLogger(__name__)
 
 LEVELS = ('debug', 'info', 'warning', 'error', 'critical')
+# The namespace of the object_uuid of objects known by name only (pools,
+# brokers, profiles, workflows, providers, conductors): names can be
+# longer than the 36 characters of the column, so the column holds a
+# UUID made of the kind and the name, and object_name holds the name.
+NAMES = uuid_lib.UUID('5f0c7c3e-5a4e-4d1b-9a57-0b6f1c2d3e4f')
 # The longest message recorded: a last_error can be a whole traceback.
 MAX_MESSAGE = 4096
 
@@ -44,6 +50,13 @@ class Actor:
 
 
 NOBODY = Actor()
+
+
+def name_uuid(object_type: str, name: str) -> str:
+    """The object_uuid of an object known by name: the same for the
+    same kind and name (a pool deleted and made again has one history),
+    different for different kinds."""
+    return str(uuid_lib.uuid5(NAMES, '%s:%s' % (object_type, name)))
 
 
 def astuple(actor: Actor) -> tuple:

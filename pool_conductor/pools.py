@@ -10,6 +10,7 @@ from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import named
 from pool_conductor import retry
 
 LOG = log.getLogger(__name__)
@@ -78,7 +79,7 @@ def create_pool(context, values: dict) -> models.Pool:
 
     def create() -> models.Pool:
         _lock_parent(context, values['name'], values.get('parent_pool'))
-        return pools_db.create(context, models.Pool, values)
+        return named.create(context, models.Pool, values)
 
     return _transaction(context, create)
 
@@ -99,7 +100,7 @@ def update_pool(context, name: str, values: dict) -> models.Pool:
     def update() -> models.Pool:
         if 'parent_pool' in values:
             _lock_parent(context, name, values['parent_pool'])
-        return pools_db.update(context, models.Pool, name, values)
+        return named.update(context, models.Pool, name, values)
 
     return _transaction(context, update)
 
@@ -112,7 +113,7 @@ def delete_pool(context, name: str) -> None:
     """
     def delete() -> None:
         try:
-            pools_db.delete(context, models.Pool, name)
+            named.delete(context, models.Pool, name)
         except db_exc.DBReferenceError:
             # A node joined the pool without taking its lock.
             LOG.warning('Pool %s gained a member while it was deleted',

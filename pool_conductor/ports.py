@@ -2,9 +2,12 @@
 allows it. VIFs are recorded on a port, not plugged into any network."""
 import re
 
+from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import ports as ports_db
+from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import payloads
 from pool_conductor import states
 
 # Where Ironic records the VIF a port is bound to.
@@ -33,6 +36,22 @@ def _check_unlocked(node: models.Node) -> None:
         raise exception.NodeLocked(node=node.uuid, host=node.reservation)
 
 
+def _event(port: models.Port, action: str, node: models.Node,
+           message: str | None = None) -> events.Event:
+    """baremetal.port.<action>.end of a port (as it is after the
+    change), readable by its node's owner and lessee."""
+    return events.Event(
+        'port', port.uuid, 'baremetal.port.%s.end' % action,
+        object_name=getattr(port, 'address', None), message=message,
+        payload=payloads.port(port), owner=node.owner, lessee=node.lessee)
+
+
+def _record(context, event: events.Event) -> None:
+    """Record an event in the write transaction open on context."""
+    with db_api.writer(context) as session:
+        events.record(session, [event])
+
+
 def _in_use(node: models.Node) -> bool:
     """Whether a node serves an instance (and is not in maintenance)."""
     return not node.maintenance and (
@@ -47,7 +66,10 @@ def create(context, node: models.Node, values: dict) -> models.Port:
     _check_unlocked(node)
     values = {**values, 'address': normalize_mac(values['address']),
               'node_id': node.id}
-    return ports_db.create_port(context, values)
+    with db_api.writer(context) as session:
+        port = ports_db.create_port(context, values)
+        events.record(session, [_event(port, 'create', node)])
+    return port
 
 
 def update(context, port: models.Port, node: models.Node,
@@ -82,7 +104,12 @@ def update(context, port: models.Port, node: models.Node,
         values['node_id'] = new_node.id
     if not values:
         return port
-    return ports_db.update_port(context, port, values)
+    with db_api.writer(context) as session:
+        updated = ports_db.update_port(context, port, values)
+        events.record(session, [_event(
+            updated, 'update', new_node or node,
+            'Changed: %s' % ', '.join(sorted(values)))])
+    return updated
 
 
 def destroy(context, port: models.Port, node: models.Node) -> None:
@@ -95,7 +122,9 @@ def destroy(context, port: models.Port, node: models.Node) -> None:
         raise exception.NodeInWrongState(
             err='Cannot delete the port %s as it is bound to VIF %s for '
                 'tenant use.' % (port.uuid, vif_of(port)))
-    ports_db.delete_port(context, port)
+    with db_api.writer(context) as session:
+        ports_db.delete_port(context, port)
+        events.record(session, [_event(port, 'delete', node)])
 
 
 def list_vifs(context, node: models.Node) -> list[str]:
@@ -127,8 +156,11 @@ def attach_vif(context, node: models.Node, vif: str) -> models.Port:
         if not free:
             raise exception.NoFreePhysicalPorts(vif=vif)
         port = free[0]
-        return ports_db.update_port(context, port, {
+        port = ports_db.update_port(context, port, {
             'internal_info': {**(port.internal_info or {}), VIF_KEY: vif}})
+        _record(context, _event(port, 'update', node,
+                                'VIF %s attached' % vif))
+        return port
 
 
 def detach_vif(context, node: models.Node, vif: str) -> None:
@@ -142,6 +174,9 @@ def detach_vif(context, node: models.Node, vif: str) -> None:
             if vif_of(port) == vif:
                 info = dict(port.internal_info)
                 del info[VIF_KEY]
-                ports_db.update_port(context, port, {'internal_info': info})
+                port = ports_db.update_port(context, port,
+                                            {'internal_info': info})
+                _record(context, _event(port, 'update', node,
+                                        'VIF %s detached' % vif))
                 return
     raise exception.VifNotAttached(vif=vif, node=node.uuid)

@@ -12,9 +12,9 @@ from jsonschema import exceptions as schema_exc
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
-from pool_conductor.db import providers as providers_db
 from pool_conductor import exception
 from pool_conductor import lifespans
+from pool_conductor import named
 from pool_conductor import regex
 from pool_conductor import sandbox
 from pool_conductor import schemas
@@ -136,7 +136,15 @@ def create_provider(context, values: dict) -> models.Provider:
     """:raises: ObjectNotFound, ObjectAlreadyExists, InvalidParameterValue
     """
     check_provider(context, values)
-    return providers_db.create(context, values)
+    return named.create(context, models.Provider, values)
+
+
+def delete_provider(context, name: str) -> None:
+    """Delete a provider no claim uses (a claim that is not expired).
+
+    :raises: ObjectNotFound, ObjectInUse
+    """
+    named.delete(context, models.Provider, name)
 
 
 def update_provider(context, name: str, before, changed: dict
@@ -147,7 +155,7 @@ def update_provider(context, name: str, before, changed: dict
                                                      before.template),
                              'defaults': changed.get('defaults',
                                                      before.defaults)})
-    return providers_db.update(context, name, changed)
+    return named.update(context, models.Provider, name, changed)
 
 
 def as_dict(provider) -> dict:

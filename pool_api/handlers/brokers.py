@@ -8,6 +8,7 @@ from pool_api import validation
 from pool_conductor import brokers
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import named as named_objects
 from pool_conductor import secrets
 
 FIELDS = ('name', 'description', 'driver', 'parameters')
@@ -39,7 +40,7 @@ def create_broker():
     body = validation.json_body()
     validation.validate(schema.BROKER_CREATE, body)
     brokers.check_broker(body)
-    return named.created(_shown(to_dict(pools_db.create(
+    return named.created(_shown(to_dict(named_objects.create(
         flask.g.context, models.Broker, body))))
 
 
@@ -60,5 +61,5 @@ def update_broker(broker_name):
 def delete_broker(broker_name):
     """Delete a broker no pool and no node uses."""
     policy.authorize('pool:broker:delete')
-    pools_db.delete(flask.g.context, models.Broker, broker_name)
+    named_objects.delete(flask.g.context, models.Broker, broker_name)
     return '', 204

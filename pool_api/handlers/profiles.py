@@ -7,6 +7,7 @@ from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import named as named_objects
 from pool_conductor import secrets
 
 FIELDS = ('name', 'description', 'params', 'secret_params')
@@ -40,7 +41,7 @@ def create_profile():
     policy.authorize('pool:profile:create')
     body = validation.json_body()
     validation.validate(schema.PROFILE_CREATE, body)
-    return named.created(_shown(to_dict(pools_db.create(
+    return named.created(_shown(to_dict(named_objects.create(
         flask.g.context, models.Profile, body))))
 
 
@@ -62,5 +63,5 @@ def update_profile(profile_name):
 def delete_profile(profile_name):
     """Delete a profile no node has."""
     policy.authorize('pool:profile:delete')
-    pools_db.delete(flask.g.context, models.Profile, profile_name)
+    named_objects.delete(flask.g.context, models.Profile, profile_name)
     return '', 204

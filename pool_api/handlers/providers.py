@@ -64,5 +64,5 @@ def update_provider(provider_name):
 def delete_provider(provider_name):
     """Delete a provider that no claim (other than expired ones) uses."""
     policy.authorize('pool:provider:delete')
-    providers_db.delete(flask.g.context, provider_name)
+    providers.delete_provider(flask.g.context, provider_name)
     return '', 204

@@ -7,6 +7,7 @@ from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import named as named_objects
 
 FIELDS = ('name', 'description', 'stages')
 PATCHABLE = FIELDS[1:]
@@ -28,7 +29,7 @@ def create_workflow():
     policy.authorize('pool:workflow:create')
     body = validation.json_body()
     validation.validate(schema.WORKFLOW_CREATE, body)
-    return named.created(to_dict(pools_db.create(flask.g.context,
+    return named.created(to_dict(named_objects.create(flask.g.context,
                                                  models.Workflow, body)))
 
 
@@ -48,5 +49,5 @@ def update_workflow(workflow_name):
 def delete_workflow(workflow_name):
     """Delete a workflow no node runs."""
     policy.authorize('pool:workflow:delete')
-    pools_db.delete(flask.g.context, models.Workflow, workflow_name)
+    named_objects.delete(flask.g.context, models.Workflow, workflow_name)
     return '', 204

@@ -174,8 +174,9 @@ def _users(session, model, name: str) -> str | None:
     return 'node %s uses it' % uuid if uuid else None
 
 
-def delete(context, model, name: str) -> None:
-    """Delete a pool, profile or workflow nothing refers to.
+def delete(context, model, name: str):
+    """Delete a pool, profile or workflow nothing refers to; the object
+    as it was.
 
     The row is locked first: a transaction that share-locks a pool to
     add members or children to it (pool actions, a child's creation)
@@ -194,6 +195,7 @@ def delete(context, model, name: str) -> None:
                     % (KINDS[model], name, users))
         session.execute(sa.delete(model).where(model.id == obj.id)
                         .execution_options(**api.NO_SYNC))
+    return obj
 
 
 def status_counts(context, name: str) -> dict[str, int]:

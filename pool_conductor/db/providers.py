@@ -76,8 +76,9 @@ def _mentions(column, name: str):
     return sa.cast(column, sa.Text).like(pattern, escape='\\')
 
 
-def delete(context, name: str) -> None:
-    """Delete a provider no claim uses (a claim that is not expired).
+def delete(context, name: str) -> models.Provider:
+    """Delete a provider no claim uses (a claim that is not expired);
+    the provider as it was.
 
     :raises: ObjectNotFound, ObjectInUse
     """
@@ -97,3 +98,4 @@ def delete(context, name: str) -> None:
         session.execute(sa.delete(_PROVIDER)
                         .where(_PROVIDER.id == provider.id)
                         .execution_options(**api.NO_SYNC))
+    return provider
