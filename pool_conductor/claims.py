@@ -23,6 +23,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from pool_conductor import binding
+from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
@@ -31,10 +32,13 @@ from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
 from pool_conductor import machines
+from pool_conductor import node_events
+from pool_conductor import payloads
 from pool_conductor import providers as providers_rules
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -56,6 +60,20 @@ BATCH = 100
 MAX_MADE = 3
 # Whose lifespan limits a claim, for the messages.
 _HOLDER = 'its providers\''
+
+
+def _event(claim, event_type: str, prev_state: str | None,
+           state: str | None, message: str | None = None,
+           level: str = 'info', changes: dict | None = None
+           ) -> events.Event:
+    """An event of a claim (as it is after the change), readable by its
+    owner."""
+    return events.Event(
+        'claim', claim.uuid, event_type, object_name=claim.name,
+        level=level, message=message, prev_state=prev_state, state=state,
+        payload=payloads.claim(claim, {**(changes or {}),
+                                       'state': state or claim.state}),
+        owner=claim.owner)
 
 
 # Resolution (the API) ------------------------------------------------------
@@ -144,7 +162,11 @@ def create(context, values: dict, resources: list, rpcapi,
     host = rpcapi.pick_conductor(context)
     values.update(resources=resolved, state=states.CLAIM_PENDING,
                   conductor_affinity=host)
-    return claims_db.create(context, values)
+    with db_api.writer(context) as session:
+        claim = claims_db.create(context, values)
+        events.record(session, [_event(claim, 'pool.claim.create.end', None,
+                                       states.CLAIM_PENDING)])
+    return claim
 
 
 # Binding (a conductor) -----------------------------------------------------
@@ -228,10 +250,19 @@ def _bind(conn, claim) -> None:
                             'resource_class': node.resource_class,
                             'lifespan_end': claim.lifespan_end,
                             'claim_id': claim.id, 'claim_resource': i}))
-    for key, grants in groups.items():
+    # The claim's event is recorded with the last grant's (one statement;
+    # the update below rolls it back with everything if the claim went).
+    bound = [_event(claim, 'pool.claim.bound', claim.state,
+                    states.CLAIM_BOUND, 'Bound to nodes %s' % ', '.join(
+                        n.uuid for n in taken), changes={'last_error': None})]
+    for i, (key, grants) in enumerate(groups.items()):
         if not binding.grant(conn, grants, free=True,
-                             request_actions=json.loads(key)):
+                             request_actions=json.loads(key),
+                             also=bound if i == len(groups) - 1 else None,
+                             conductor=claim.conductor_affinity):
             raise rounds.Rollback(BUSY, None)
+    if not groups:
+        events.record(conn, bound, conductor=claim.conductor_affinity)
     if not claims_db.update(conn, claim.id,
                             {'state': states.CLAIM_BOUND,
                              'last_error': None}):
@@ -291,6 +322,36 @@ def _record_requests(context, claim_id: int, host: str,
         return claim.uuid
 
 
+def fail(context, claim_id: int, host: str, error: str) -> bool:
+    """Record the failure of a pending claim of host (pool.claim.error).
+
+    :returns: whether it was still host's and pending.
+    """
+    with db_api.writer_connection(context) as conn:
+        claim = claims_db.lock_pending(conn, claim_id, host)
+        if claim is None:
+            return False
+        claims_db.update(conn, claim_id, {'state': states.CLAIM_ERROR,
+                                          'last_error': error})
+        events.record(conn, [_event(
+            claim, 'pool.claim.error', claim.state, states.CLAIM_ERROR,
+            error, 'error', changes={'last_error': error})], conductor=host)
+        return True
+
+
+def take_over(context, claim_id: int, old_host: str | None,
+              host: str) -> bool:
+    """Make a pending claim of a dead conductor (or of none) host's,
+    with a compare-and-swap, and record the takeover."""
+    with db_api.writer_connection(context) as conn:
+        if not claims_db.take_over(context, claim_id, old_host, host):
+            return False
+        uuid = claims_db.uuid_of(context, claim_id)
+        events.record(conn, conductors.takeover('claim', uuid, old_host,
+                                                host), conductor=host)
+        return True
+
+
 def _order(context, claim_id: int, host: str, missing: list[int]) -> str:
     """Have the brokers make the machines a pending claim misses; a
     broker's failure, or machines taken too often, is the claim's error.
@@ -301,13 +362,13 @@ def _order(context, claim_id: int, host: str, missing: list[int]) -> str:
         uuid = retry.on_deadlock(_record_requests, context, claim_id, host,
                                  missing)
     except rounds.Rollback as exc:
-        return FAILED if claims_db.fail(context, claim_id, host,
+        return FAILED if fail(context, claim_id, host,
                                         exc.args[1]) else GONE
     if uuid is None:
         return GONE
     error = machines.make_recorded(context, token_prefix(uuid), host)
     if error is not None:
-        return FAILED if claims_db.fail(
+        return FAILED if fail(
             context, claim_id, host,
             'A machine for the claim could not be made: %s' % error
         ) else GONE
@@ -335,7 +396,7 @@ def bind(context, claim_id: int, host: str) -> str:
     except (db_exc.DBDeadlock, db_exc.DBDuplicateEntry):
         return BUSY
     if outcome == FAILED:
-        recorded = claims_db.fail(context, claim_id, host, error)
+        recorded = fail(context, claim_id, host, error)
         return FAILED if recorded else GONE
     if outcome == SHORT:
         return _order(context, claim_id, host, error)
@@ -350,7 +411,7 @@ def process(context, claim_id: int, host: str) -> str | None:
     """
     return rounds.settle(
         lambda: bind(context, claim_id, host),
-        lambda error: claims_db.fail(
+        lambda error: fail(
             context, claim_id, host,
             'Unexpected error while binding: %s' % error),
         'claim %s' % claim_id)
@@ -364,7 +425,7 @@ def bind_pending(context, host: str) -> int:
     :returns: how many claims this call bound.
     """
     def bind(row):
-        if row.conductor_affinity != host and not claims_db.take_over(
+        if row.conductor_affinity != host and not take_over(
                 context, row.id, row.conductor_affinity, host):
             return False
         return process(context, row.id, host) == BOUND
@@ -445,12 +506,23 @@ def update(context, claim, values: dict) -> None:
                     or current.state != claim.state):
                 raise exception.ConcurrentUpdate(what='Claim %s'
                                                  % claim.uuid)
+            changed = []
             if 'resources' in values:
-                _apply_templates(conn, current, values['resources'])
-            if 'lifespan_end' in values:
+                changed += _apply_templates(conn, current,
+                                            values['resources'])
+                changed.append(_event(
+                    current, 'pool.claim.update.end', None, None,
+                    'Changed: resources', changes=values))
+            if ('lifespan_end' in values
+                    and values['lifespan_end'] != current.lifespan_end):
                 claims_db.set_allocations_end(conn, claim.id,
                                               values['lifespan_end'])
+                changed.append(_event(
+                    current, 'pool.lifespan.extended',
+                    _iso(current.lifespan_end), _iso(values['lifespan_end']),
+                    'lifespan_end changed', changes=values))
             claims_db.update(conn, claim.id, values)
+            events.record(conn, changed)
     retry.on_deadlock(work)
 
 
@@ -463,7 +535,15 @@ def check_changeable(claim) -> None:
                 'bound.' % (claim.uuid, claim.state))
 
 
-def _apply_templates(conn, claim, resources: list) -> None:
+def _iso(value: datetime.datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _apply_templates(conn, claim, resources: list) -> list[events.Event]:
+    """Apply changed templates to the machines of a bound claim.
+
+    :returns: the events of the nodes changed.
+    """
     check_changeable(claim)
     allocs = {a.claim_resource: a
               for a in claims_db.allocations_of(conn, claim.id)}
@@ -473,12 +553,16 @@ def _apply_templates(conn, claim, resources: list) -> None:
         if old['template'] != new['template'] and i in allocs:
             changes[allocs[i].node_id] = providers_rules.node_actions(
                 old['template'], new['template'])
+    found = []
     for node in binding_db.lock_nodes(conn, changes):
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
-        if not claims_db.change_node(conn, node, _node_values(
-                node, changes[node.id])):
+        values = _node_values(node, changes[node.id])
+        if not claims_db.change_node(conn, node, values):
             raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
+        found += node_events.changed(
+            node, values, 'Template of claim %s changed' % claim.uuid)
+    return found
 
 
 def _release(conn, claim, now: datetime.datetime) -> list[int]:
@@ -519,6 +603,8 @@ def destroy(context, claim, rpcapi) -> None:
                 raise exception.ClaimNotFound(claim=claim.uuid)
             torn_down = _release(conn, current, db_api.utcnow())
             claims_db.delete(conn, claim.id)
+            events.record(conn, [_event(current, 'pool.claim.deleted',
+                                        current.state, None)])
         return torn_down
     torn_down = retry.on_deadlock(work)
     if torn_down:
@@ -543,6 +629,10 @@ def _expire_one(context, claim_id: int) -> bool:
             return False
         _release(conn, current, now)
         claims_db.update(conn, claim_id, {'state': states.CLAIM_EXPIRED})
+        events.record(conn, [_event(
+            current, 'pool.lifespan.expired', current.state,
+            states.CLAIM_EXPIRED, 'The lifespan of claim %s ended at %s'
+            % (current.uuid, _iso(current.lifespan_end)))])
         return True
 
 

@@ -9,6 +9,7 @@ from oslo_log import log
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.autofill import AutoFiller
 from pool_conductor import claims
+from pool_conductor import conductors
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import lifespans
@@ -68,7 +69,7 @@ class ConductorService:
         """:raises: ProvisionerNotFound"""
         # A provisioner that cannot be loaded stops the start.
         provisioners.get_provisioner()
-        conductors_db.register_conductor(self.context, self.host)
+        conductors.register(self.context, self.host, start=True)
         released = conductors_db.clear_node_reservations(self.context,
                                                          self.host)
         if released:
@@ -133,7 +134,7 @@ class ConductorService:
             self._metrics_server.shutdown()
             self._metrics_server.server_close()
         try:
-            conductors_db.unregister_conductor(self.context, self.host)
+            conductors.unregister(self.context, self.host)
         except Exception:
             LOG.exception('Could not mark conductor %s offline', self.host)
         LOG.info('Conductor %s stopped', self.host)
@@ -141,7 +142,7 @@ class ConductorService:
     def heartbeat(self) -> None:
         """Record that this conductor is alive; never raises."""
         try:
-            conductors_db.touch_conductor(self.context, self.host)
+            conductors.register(self.context, self.host)
         except Exception as exc:
             LOG.warning('Heartbeat of conductor %s failed: %s', self.host,
                         exc)
@@ -161,11 +162,12 @@ class ConductorService:
         alive = rounds.live_conductors(self.context, self.host)
         if alive is None:
             return 0
+        conductors.mark_dead(self.context, self.host)
         taken = 0
         for alloc_id, old_host in allocations_db.list_orphaned(self.context,
                                                                alive):
-            if allocations_db.take_over(self.context, alloc_id, old_host,
-                                        self.host):
+            if conductors.take_over_allocation(self.context, alloc_id,
+                                               old_host, self.host):
                 LOG.info('Took over allocation %(id)s from dead conductor '
                          '%(old)s', {'id': alloc_id, 'old': old_host})
                 self.worker.submit(alloc_id)

@@ -165,15 +165,6 @@ def update(conn, claim_id: int, values: dict, *where) -> bool:
         updated_at=api.utcnow(), **values)).rowcount == 1
 
 
-def fail(context, claim_id: int, host: str, error: str) -> bool:
-    """Record the failure of a pending claim of host."""
-    with api.writer_connection(context) as conn:
-        return update(conn, claim_id,
-                      {'state': states.CLAIM_ERROR, 'last_error': error},
-                      _CLAIMS.c.state == states.CLAIM_PENDING,
-                      _CLAIMS.c.conductor_affinity == host)
-
-
 def _of_host(host: str, alive: list[str]):
     aff = _CLAIMS.c.conductor_affinity
     return sa.or_(aff == host, aff.is_(None), aff.not_in(alive))

@@ -9,34 +9,79 @@ from pool_conductor.db import models
 from pool_conductor import exception
 
 
-def register_conductor(context, hostname: str) -> None:
-    """Mark a conductor online, creating its row on first start."""
+ONLINE, OFFLINE = 'online', 'offline'
+
+
+def register_conductor(context, hostname: str) -> str | None:
+    """Mark a conductor online (a heartbeat), creating its row on first
+    start.
+
+    :returns: what it was before: ONLINE, OFFLINE, or None when it had
+        no row.
+    """
+    conductor = models.Conductor
     with api.writer(context) as session:
-        res = session.execute(
-            sa.update(models.Conductor)
-            .where(models.Conductor.hostname == hostname)
-            .values(online=True, updated_at=api.utcnow()))
-        if res.rowcount:
-            return
+        # One statement for the heartbeat of a conductor online.
+        for before, where in ((ONLINE, conductor.online.is_(True)),
+                              (OFFLINE, sa.true())):
+            res = session.execute(
+                sa.update(conductor)
+                .where(conductor.hostname == hostname, where)
+                .values(online=True, updated_at=api.utcnow()))
+            if res.rowcount:
+                return before
     try:
         with api.writer(context) as session:
-            session.add(models.Conductor(hostname=hostname, online=True,
-                                         updated_at=api.utcnow()))
+            session.add(conductor(hostname=hostname, online=True,
+                                  updated_at=api.utcnow()))
+            session.flush()
     except db_exc.DBDuplicateEntry:
-        register_conductor(context, hostname)
+        return register_conductor(context, hostname)
+    return None
 
 
-def touch_conductor(context, hostname: str) -> None:
-    """Record a heartbeat of a conductor."""
-    register_conductor(context, hostname)
+def touch_conductor(context, hostname: str) -> str | None:
+    """Record a heartbeat of a conductor; what it was before (see
+    register_conductor())."""
+    return register_conductor(context, hostname)
 
 
-def unregister_conductor(context, hostname: str) -> None:
-    """Mark a conductor offline: its allocations may be taken over now."""
+def unregister_conductor(context, hostname: str) -> bool:
+    """Mark a conductor offline: its allocations may be taken over now.
+
+    :returns: whether it was online.
+    """
     with api.writer(context) as session:
-        session.execute(sa.update(models.Conductor)
-                        .where(models.Conductor.hostname == hostname)
-                        .values(online=False, updated_at=api.utcnow()))
+        return session.execute(
+            sa.update(models.Conductor)
+            .where(models.Conductor.hostname == hostname,
+                   models.Conductor.online.is_(True))
+            .values(online=False, updated_at=api.utcnow())).rowcount == 1
+
+
+def mark_dead(context, timeout: int) -> list[sa.Row]:
+    """Mark offline the conductors online whose last heartbeat is older
+    than timeout seconds, each with a compare-and-swap: of several
+    conductors that notice it at once, one marks each.
+
+    :returns: (hostname, updated_at) of those this call marked.
+    """
+    conductor = models.Conductor
+    since = api.utcnow() - datetime.timedelta(seconds=timeout)
+    stale = (conductor.online.is_(True), conductor.updated_at < since)
+    marked = []
+    with api.writer(context) as session:
+        for row in session.execute(
+                sa.select(conductor.hostname, conductor.updated_at)
+                .where(*stale).order_by(conductor.hostname)).all():
+            if session.execute(
+                    sa.update(conductor)
+                    .where(conductor.hostname == row.hostname, *stale)
+                    # The last heartbeat stays as it was.
+                    .values(online=False, updated_at=conductor.updated_at),
+                    execution_options=api.NO_SYNC).rowcount == 1:
+                marked.append(row)
+    return marked
 
 
 def list_conductors(context) -> list[models.Conductor]:
