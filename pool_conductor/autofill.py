@@ -8,6 +8,7 @@ import time
 from oslo_log import log
 
 from pool_conductor import binding
+from pool_conductor import conductors
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import autofill as autofill_db
@@ -18,9 +19,11 @@ from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import machines
+from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
@@ -111,6 +114,36 @@ class Round:
     # Free broker-made nodes locked to be destroyed.
     to_destroy: list = dataclasses.field(default_factory=list)
     settings: Settings = dataclasses.field(default_factory=Settings)
+    # The last failure of a broker to create, or to destroy, a machine.
+    create_error: str | None = None
+    destroy_error: str | None = None
+
+    def counts(self) -> dict:
+        """What the round did, as its events' payloads say it."""
+        return {k: getattr(self, k) for k in (
+            'acquired', 'requested', 'created', 'returned', 'destroyed',
+            'failed', 'abandoned', 'expired')}
+
+    def scaled_up(self) -> bool:
+        return bool(self.acquired or self.requested or self.created
+                    or self.create_error)
+
+    def scaled_down(self) -> bool:
+        return bool(self.returned or self.to_destroy)
+
+
+def round_event(pool: str, action: str, status: str, done: Round,
+                message: str | None = None) -> events.Event:
+    """pool.pool.autofill.<action>.<status> of a round of AutoFill on a
+    pool (action: scale_up, scale_down)."""
+    return events.Event(
+        'pool', events.name_uuid('pool', pool),
+        'pool.pool.autofill.%s.%s' % (action, status), object_name=pool,
+        level='error' if status == 'error' else 'info',
+        message=message or '%s of pool %s: %s' % (
+            action.replace('_', ' ').capitalize(), pool, ', '.join(
+                '%s %d' % kv for kv in done.counts().items() if kv[1])),
+        payload=payloads.autofill(pool, done.counts()))
 
 
 class AutoFiller:
@@ -157,8 +190,7 @@ class AutoFiller:
                 if owner != self.host:
                     if alive is None or owner in alive:
                         continue
-                    if not autofill_db.take_pool(context, pool.name, owner,
-                                                 self.host):
+                    if not self._take(context, pool.name, owner):
                         continue
                     LOG.info('Conductor %(host)s fills pool %(pool)s now '
                              '(before: %(old)s)', {'host': self.host,
@@ -176,6 +208,17 @@ class AutoFiller:
                                  'Filling the pool failed: %s' % exc)
         return done
 
+    def _take(self, context, name: str, owner: str | None) -> bool:
+        """Make this conductor the one that fills a pool, if owner still
+        is, and record the takeover."""
+        with db_api.writer_connection(context) as conn:
+            if not autofill_db.take_pool(context, name, owner, self.host):
+                return False
+            events.record(conn, conductors.takeover('pool', name, owner,
+                                                    self.host),
+                          conductor=self.host)
+            return True
+
     def fill(self, context, name: str) -> Round:
         """One round of a pool this conductor fills: plan under the
         pool's lock, then call its broker.
@@ -187,10 +230,32 @@ class AutoFiller:
             return Round()
         self._create(context, name, done)
         self._destroy(context, name, done)
-        if done.failed == 0 and (done.created or done.destroyed
-                                 or done.acquired or done.returned):
-            self._pool_error(context, name, None)
+        self._finish(context, name, done)
         return done
+
+    def _finish(self, context, name: str, done: Round) -> None:
+        """The end of a round: the pool's last_error (the round's last
+        broker failure, or none when it did something without failing)
+        and pool.pool.autofill.scale_{up,down}.{end,error}, in one
+        transaction."""
+        ends = []
+        for action, happened, error in (
+                ('scale_up', done.scaled_up(), done.create_error),
+                ('scale_down', done.scaled_down(), done.destroy_error)):
+            if happened:
+                ends.append(round_event(name, action,
+                                        'error' if error else 'end', done,
+                                        error))
+        if not ends:
+            return
+        error = done.destroy_error or done.create_error
+        try:
+            with db_api.writer_connection(context) as conn:
+                autofill_db.set_pool_error(context, name, error)
+                events.record(conn, ends, conductor=self.host)
+        except Exception as exc:
+            LOG.warning('Recording the end of a round of pool %(pool)s '
+                        'failed: %(exc)s', {'pool': name, 'exc': exc})
 
     def _plan(self, context, name: str) -> Round | None:
         """Count the pool's members under its lock; move machines from
@@ -253,6 +318,12 @@ class AutoFiller:
                         unclaimed, 'lifespan.unclaimed'))
                 done.expired = len(old)
                 done.to_destroy += self._lock_to_destroy(conn, name, old)
+            events.record(conn, [
+                round_event(name, action, 'start', done)
+                for action, happened in (
+                    ('scale_up', done.acquired or done.requested),
+                    ('scale_down', done.scaled_down())) if happened],
+                conductor=self.host)
         if done.acquired or done.requested or done.returned:
             LOG.info('Pool %(pool)s: %(acq)d machines taken from its acquire '
                      'pool, %(req)d asked of its broker, %(ret)d sent to its '
@@ -276,21 +347,24 @@ class AutoFiller:
     def _due(self, node_id: int) -> bool:
         return time.monotonic() >= self._backoff.get(node_id, (0, 0.0))[1]
 
-    def _failed(self, context, pool: str, node_id: int, error: str,
+    def _failed(self, context, pool: str, node, error: str,
                 done: Round) -> None:
-        """A creation failed: recorded on the node and the pool, and asked
-        for again after a back-off; with delete_unhealthy, the request is
-        given up instead (its node deleted) and a later round asks for a
-        replacement with a new token."""
+        """A creation failed: recorded on the node (and on the pool at
+        the end of the round), and asked for again after a back-off; with
+        delete_unhealthy, the request is given up instead (its node
+        deleted) and a later round asks for a replacement with a new
+        token."""
+        node_id = node.id
         with self._lock:
             done.failed += 1
+            done.create_error = error
         LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
                     {'pool': pool, 'node': node_id, 'error': error})
-        self._pool_error(context, pool, error)
         if done.settings.delete_unhealthy:
             with self._lock:
                 self._backoff.pop(node_id, None)
-            if binding.abandon_creation(context, node_id, self.host):
+            if machines.failed(context, node, self.host, 'create', error,
+                               abandon=True):
                 with self._lock:
                     done.abandoned += 1
                 return
@@ -299,11 +373,20 @@ class AutoFiller:
             wait = CONF.conductor.broker_retry_interval * min(
                 2 ** (failures - 1), 32)
             self._backoff[node_id] = (failures, time.monotonic() + wait)
-        machines_db.fail_node(context, node_id, self.host, error)
+        machines.failed(context, node, self.host, 'create', error)
 
-    def _pool_error(self, context, pool: str, error: str | None) -> None:
+    def _pool_error(self, context, pool: str, error: str) -> None:
+        """A round failed: its error is the pool's, and
+        pool.pool.autofill.error records it (once while it stays the
+        same)."""
         try:
-            autofill_db.set_pool_error(context, pool, error)
+            with db_api.writer_connection(context) as conn:
+                if autofill_db.set_pool_error(context, pool, error):
+                    events.record(conn, [events.Event(
+                        'pool', events.name_uuid('pool', pool),
+                        'pool.pool.autofill.error', object_name=pool,
+                        level='error', message=error)],
+                        conductor=self.host)
         except Exception as exc:
             LOG.warning('Recording the error of pool %(pool)s failed: '
                         '%(exc)s', {'pool': pool, 'exc': exc})
@@ -346,7 +429,7 @@ class AutoFiller:
                 node, done.settings.create_parameters), self.host)
         except Exception as exc:
             try:
-                self._failed(context, name, node.id, str(exc), done)
+                self._failed(context, name, node, str(exc), done)
             except Exception as again:
                 LOG.warning('Recording the failure of node %(node)s '
                             'failed: %(exc)s', {'node': node.uuid,
@@ -377,11 +460,12 @@ class AutoFiller:
         except Exception as exc:
             with self._lock:
                 done.failed += 1
+                done.destroy_error = str(exc)
             LOG.warning('Pool %(pool)s, node %(node)s: %(error)s',
                         {'pool': name, 'node': node.uuid, 'error': exc})
-            self._pool_error(context, name, str(exc))
             try:
-                machines_db.fail_node(context, node.id, self.host, str(exc))
+                machines.failed(context, node, self.host, 'destroy',
+                                str(exc))
             except Exception as again:
                 LOG.warning('Unlocking node %(node)s failed: %(exc)s',
                             {'node': node.uuid, 'exc': again})

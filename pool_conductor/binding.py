@@ -236,13 +236,14 @@ def _progress(conn, node, report: dict) -> dict:
     return lifecycle.progress(node, report, enter_actions, db_api.utcnow())
 
 
-def _write(conn, nodes: list, changes: dict[int, dict]) -> None:
+def _write(conn, nodes: list, changes: dict[int, dict],
+           also: list | None = None, conductor: str | None = None) -> None:
     if binding_db.update_nodes(
             conn, changes,
             generations={n.id: n.generation for n in nodes}) != len(nodes):
         raise exception.ConcurrentUpdate(what='Node %s' % ', '.join(
             n.uuid for n in nodes))
-    node_events.record(conn, nodes, changes)
+    node_events.record(conn, nodes, changes, conductor=conductor, also=also)
 
 
 # Nodes through the node API ---------------------------------------------
@@ -341,13 +342,16 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
     return ids
 
 
-def finish_creation(conn, node, machine: dict) -> None:
+def finish_creation(conn, node, machine: dict, also: list | None = None,
+                    conductor: str | None = None) -> None:
     """A node Creating (locked by this transaction and by its conductor)
     becomes the machine its broker made: its fields, available and
     powered off, unlocked, and into its pool with the pool's enter
     actions (Joining until their wait_for_stage, else Free).
 
     :param machine: the broker's answer (brokers.check_machine()).
+    :param also: the caller's events of the same change.
+    :param conductor: the conductor that asked the broker.
     :raises: ConcurrentUpdate; DBDuplicateEntry for a name in use
     """
     now = db_api.utcnow()
@@ -361,14 +365,16 @@ def finish_creation(conn, node, machine: dict) -> None:
     pool = pools.get(node.pool)
     values.update(_changed(node, lifecycle.joined(
         node, node.pool, pool.enter_actions if pool else None, now)))
-    _write(conn, [node], {node.id: values})
+    _write(conn, [node], {node.id: values}, also, conductor)
     nodes_db.replace_traits(conn, node.id, machine.get('traits'))
 
 
-def abandon_creation(context, node_id: int, host: str) -> bool:
+def abandon_creation(context, node_id: int, host: str,
+                     also: list | None = None) -> bool:
     """Delete a node Creating that host holds locked (its creation
     failed and is given up; the broker made no machine for it).
 
+    :param also: the caller's events of the same change.
     :returns: whether host still held it.
     """
     with db_api.writer_connection(context) as conn:
@@ -376,14 +382,17 @@ def abandon_creation(context, node_id: int, host: str) -> bool:
         if node is None or node.pool_status != states.POOL_CREATING:
             return False
         nodes_db.delete_node(conn, node_id)
-        events.record(conn, node_events.deleted(node), conductor=host)
+        events.record(conn, node_events.deleted(node) + (also or []),
+                      conductor=host)
         return True
 
 
-def delete_destroyed(context, node_id: int, host: str) -> bool:
+def delete_destroyed(context, node_id: int, host: str,
+                     also: list | None = None) -> bool:
     """Delete a Free node whose broker destroyed its machine, that host
     held locked meanwhile.
 
+    :param also: the caller's events of the same change.
     :returns: whether host still held it.
     """
     with db_api.writer_connection(context) as conn:
@@ -391,7 +400,8 @@ def delete_destroyed(context, node_id: int, host: str) -> bool:
         if node is None or node.instance_uuid or node.allocation_id:
             return False
         nodes_db.delete_node(conn, node_id)
-        events.record(conn, node_events.deleted(node), conductor=host)
+        events.record(conn, node_events.deleted(node) + (also or []),
+                      conductor=host)
         return True
 
 

@@ -9,8 +9,10 @@ from pool_conductor import brokers
 from pool_conductor.db import api as db_api
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import metrics
+from pool_conductor import payloads
 from pool_conductor import retry
 
 
@@ -35,6 +37,46 @@ def request_of(node, defaults: dict) -> dict:
     node when it was made for a claim, else defaults (its pool's
     create_parameters)."""
     return (node.extra or {}).get(binding.BROKER_REQUEST, defaults)
+
+
+def event(node, action: str, status: str, ref: str | None = None,
+          error: str | None = None) -> events.Event:
+    """pool.broker.<create|destroy>.<end|error> of a machine a node's
+    broker made or destroyed (or failed to), readable by the project
+    the machine was made for (the node's lessee)."""
+    broker = node.broker
+    done = {'create': 'made', 'destroy': 'destroyed'}[action]
+    message = ('Broker %s %s machine %s of node %s' % (
+        broker, done, ref or getattr(node, 'broker_ref', None), node.uuid)
+        if error is None else
+        'Broker %s failed to %s the machine of node %s: %s' % (
+            broker, action, node.uuid, error))
+    return events.Event(
+        'broker', events.name_uuid('broker', broker),
+        'pool.broker.%s.%s' % (action, status), object_name=broker,
+        level='error' if status == 'error' else 'info', message=message,
+        payload=payloads.machine(broker, node, getattr(node, 'pool', None),
+                                 ref, error),
+        lessee=getattr(node, 'lessee', None))
+
+
+def failed(context, node, host: str, action: str, error: str,
+           abandon: bool = False) -> bool:
+    """Record a broker's failure to create or destroy the machine of a
+    node host holds (pool.broker.<action>.error): on the node, which host
+    releases (its creation is asked again later), or, with abandon, by
+    deleting the node Creating (its creation is given up).
+
+    :returns: whether host still held the node.
+    """
+    failure = event(node, action, 'error', error=error)
+    if abandon:
+        return binding.abandon_creation(context, node.id, host, [failure])
+    with db_api.writer_connection(context) as conn:
+        if not machines_db.fail_node(context, node.id, host, error):
+            return False
+        events.record(conn, [failure], conductor=host)
+        return True
 
 
 def _driver(context, name: str):
@@ -92,7 +134,9 @@ def _finish(context, node_id: int, machine: dict, host: str) -> bool:
             node = machines_db.lock_node(conn, node_id, host)
             if node is None:
                 return False
-            binding.finish_creation(conn, node, machine)
+            binding.finish_creation(
+                conn, node, machine, [event(node, 'create', 'end',
+                                            machine['ref'])], host)
             return True
     except db_exc.DBDuplicateEntry:
         raise exception.BrokerError(
@@ -109,7 +153,8 @@ def destroy(context, node, host: str) -> bool:
     :raises: BrokerError
     """
     call(context, node.broker, 'destroy', node.broker_ref)
-    return binding.delete_destroyed(context, node.id, host)
+    return binding.delete_destroyed(context, node.id, host, [
+        event(node, 'destroy', 'end', node.broker_ref)])
 
 
 def make_recorded(context, token_prefix: str, host: str) -> str | None:
@@ -131,5 +176,7 @@ def make_recorded(context, token_prefix: str, host: str) -> str | None:
                 continue
             except exception.BrokerError as exc:
                 error = str(exc)
+                failed(context, node, host, 'create', error, abandon=True)
+                continue
         binding.abandon_creation(context, node.id, host)
     return error

@@ -76,10 +76,12 @@ def deleted(node) -> list[events.Event]:
 
 
 def record(conn, nodes, changes: dict[int, dict], message=None,
-           conductor: str | None = None) -> None:
-    """Record the events of changes (node id -> values) of nodes."""
+           conductor: str | None = None,
+           also: list[events.Event] | None = None) -> None:
+    """Record the events of changes (node id -> values) of nodes, and
+    the caller's events of the same change (also), with one statement."""
     by_id = {n.id: n for n in nodes}
     events.record(conn, [e for node_id, values in changes.items()
-                         for e in changed(by_id[node_id], values, message)],
-                  conductor=conductor)
+                         for e in changed(by_id[node_id], values, message)]
+                  + (also or []), conductor=conductor)
 

@@ -2,9 +2,11 @@
 from oslo_log import log
 
 from pool_conductor import binding
+from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import workflows as workflows_db
+from pool_conductor import events
 from pool_conductor import provisioners
 from pool_conductor import rounds
 
@@ -28,7 +30,12 @@ def take_nodes(context, host: str) -> int:
         return 0
     taken = 0
     while True:
-        rows = workflows_db.take_nodes(context, host, alive, TAKE_BATCH)
+        with db_api.writer(context) as session:
+            rows = workflows_db.take_nodes(context, host, alive, TAKE_BATCH)
+            events.record(session, [
+                e for uuid, old_host in rows
+                for e in conductors.takeover('node', uuid, old_host, host)],
+                conductor=host)
         for uuid, old_host in rows:
             if old_host is not None:
                 LOG.info('Took over node %(node)s from dead conductor '

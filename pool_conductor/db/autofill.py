@@ -63,11 +63,12 @@ def reserve_nodes(conn, ids: list[int], host: str) -> int:
     ).values(reservation=host)).rowcount
 
 
-def set_pool_error(context, name: str, error: str | None) -> None:
+def set_pool_error(context, name: str, error: str | None) -> bool:
+    """Set a pool's last_error; whether it changed."""
     with api.writer_connection(context) as conn:
-        conn.execute(sa.update(_POOLS).where(
+        return conn.execute(sa.update(_POOLS).where(
             _POOLS.c.name == name,
             _POOLS.c.last_error.is_distinct_from(error),
-        ).values(last_error=error))
+        ).values(last_error=error)).rowcount == 1
 
 

@@ -14,7 +14,7 @@ _BROKERS = models.Broker.__table__
 _CREATING_COLUMNS = (_NODES.c.id, _NODES.c.uuid, _NODES.c.generation,
                      _NODES.c.reservation, _NODES.c.broker,
                      _NODES.c.broker_token, _NODES.c.last_error,
-                     _NODES.c.extra)
+                     _NODES.c.extra, _NODES.c.pool, _NODES.c.lessee)
 
 
 def creating_nodes(context, pool: str, ids: list[int]) -> list[sa.Row]:
@@ -93,7 +93,7 @@ def creating_for(context, prefix: str, host: str) -> list[sa.Row]:
     with api.reader(context) as session:
         return session.execute(sa.select(
             node.id, node.uuid, node.pool, node.reservation, node.broker,
-            node.broker_token, node.extra).where(
+            node.broker_token, node.extra, node.lessee).where(
             _made(prefix), node.pool_status == states.POOL_CREATING,
             sa.or_(node.reservation == host, node.reservation.is_(None)),
         ).order_by(node.id)).all()
