@@ -388,6 +388,36 @@ def _backfill(context, values: dict, node) -> models.Allocation:
     return allocations_db.get_allocation(context, values['uuid'])
 
 
+def _iso(value) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def update(context, alloc: models.Allocation,
+           values: dict) -> models.Allocation:
+    """Change the name, extra or lifespan_end of an allocation and
+    record baremetal.allocation.update.end, and pool.lifespan.extended
+    for a new lifespan_end.
+
+    :raises: AllocationDuplicateName, AllocationNotFound
+    """
+    with db_api.writer(context) as session:
+        updated = allocations_db.update_allocation(context, alloc, values)
+        found = [events.Event(
+            'allocation', updated.uuid, 'baremetal.allocation.update.end',
+            object_name=updated.name, state=updated.state,
+            message='Changed: %s' % ', '.join(sorted(values)),
+            owner=updated.owner, payload=payloads.allocation(updated))]
+        if 'lifespan_end' in values:
+            found.append(events.Event(
+                'allocation', updated.uuid, 'pool.lifespan.extended',
+                object_name=updated.name, prev_state=_iso(alloc.lifespan_end),
+                state=_iso(updated.lifespan_end),
+                message='lifespan_end changed', owner=updated.owner,
+                payload=payloads.allocation(updated)))
+        events.record(session, found)
+    return updated
+
+
 def destroy(context, ident: str) -> None:
     """Delete an allocation (by UUID or name), releasing its node through
     the binding writer, in one transaction.

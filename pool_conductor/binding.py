@@ -166,7 +166,7 @@ def check_release(node, force: bool = False, for_claim: bool = False
 
 def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage: str | None = None, values: dict | None = None,
-            for_claim: bool = False) -> None:
+            for_claim: bool = False, also: list | None = None) -> None:
     """Take nodes (locked by this transaction, as lock_nodes() reads
     them) back from their consumers, with their pools' release actions,
     and delete their allocations.
@@ -174,6 +174,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
     :param force: release a deployed node too.
     :param values: other fields of every node to change at the same time.
     :param for_claim: the claim of the nodes releases them.
+    :param also: the caller's events of the same change.
     :raises: NodeLocked, NodeOfClaim, NodeInWrongState, ConcurrentUpdate
     """
     for node in nodes:
@@ -189,7 +190,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage, now)), **(values or {})}
     _write(conn, nodes, changes)
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
-    events.record(conn, [events.Event(
+    events.record(conn, (also or []) + [events.Event(
         'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',
         prev_state='active', owner=getattr(n, 'owner', None),
         lessee=getattr(n, 'lessee', None),

@@ -22,7 +22,9 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import payloads
 from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -213,11 +215,22 @@ def _expire_one(context, alloc_id: int) -> bool:
                  if found.node_id is not None else [])
         if allocations_db.expired(conn, alloc_id, now, lock=True) is None:
             return False
+        alloc = allocations_db.by_id(conn, alloc_id)
+        expired = events.Event(
+            'allocation', alloc.uuid, 'pool.lifespan.expired',
+            object_name=alloc.name, prev_state=alloc.state,
+            message='The lifespan of allocation %s ended at %s' % (
+                alloc.uuid, _iso(alloc.lifespan_end)), owner=alloc.owner,
+            payload=payloads.allocation(alloc))
         if nodes and nodes[0].allocation_id == alloc_id:
             binding.release(conn, nodes, force=True,
-                            values=torn_down(nodes[0], now))
+                            values=torn_down(nodes[0], now), also=[expired])
         else:
             allocations_db.delete(conn, alloc_id)
+            events.record(conn, [expired, events.Event(
+                'allocation', alloc.uuid, 'baremetal.allocation.delete.end',
+                object_name=alloc.name, prev_state=alloc.state,
+                owner=alloc.owner, payload=payloads.allocation(alloc))])
         return True
 
 

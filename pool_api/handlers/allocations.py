@@ -218,7 +218,7 @@ def update_allocation(allocation_ident):
             context, allocations.pool_of(alloc), alloc.created_at,
             validation.timestamp(changed['lifespan_end'], 'lifespan_end'))
     if changed:
-        alloc = allocations_db.update_allocation(context, alloc, changed)
+        alloc = allocations.update(context, alloc, changed)
     return flask.jsonify(to_dict(alloc))
 
 
