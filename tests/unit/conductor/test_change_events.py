@@ -1,0 +1,314 @@
+"""Every change of state records its event in its transaction: pools and
+the other named objects, ports, claims, lifespans, conductors, AutoFill
+and brokers. A change refused records none."""
+import datetime
+
+import sqlalchemy as sa
+
+from pool_conductor import conductors
+from pool_conductor.db import api as db_api
+from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import events as events_db
+from pool_conductor.db import models
+from pool_conductor.db import pools as pools_db
+from pool_conductor import events
+from pool_conductor import lifespans
+from pool_conductor import service
+from tests.unit.api import base
+from tests.unit.api import test_claims
+from tests.unit.conductor import test_autofill
+
+HOUR = datetime.timedelta(hours=1)
+
+
+def recorded(context, **filters):
+    events.sequence()
+    return list(events_db.after(context, 0, filters, 10000))
+
+
+def story(found):
+    return [(e.event_type, e.prev_state, e.state) for e in found]
+
+
+class NamedObjectEventsTestCase(base.APITestCase):
+
+    def test_pool_create_update_delete(self):
+        name = 'a-pool-with-a-name-longer-than-thirty-six-characters'
+        self.assertEqual(201, self.post('/v1/pools', {
+            'name': name, 'description': 'first'}).status_code)
+        self.assertEqual(200, self.patch_json('/v1/pools/%s' % name, [
+            {'op': 'replace', 'path': '/description', 'value': 'second'}
+        ]).status_code)
+        self.assertEqual(204, self.delete('/v1/pools/%s' % name).status_code)
+        found = recorded(self.context, object_type='pool')
+        self.assertEqual(['pool.pool.create.end', 'pool.pool.update.end',
+                          'pool.pool.delete.end'],
+                         [e.event_type for e in found])
+        # Known by a UUID made of its name, which object_name holds.
+        self.assertEqual({(events.name_uuid('pool', name), name)},
+                         {(e.object_uuid, e.object_name) for e in found})
+        self.assertEqual('Changed: description', found[1].message)
+        data = found[1].payload['pool_object.data']
+        self.assertEqual(('second', name), (data['description'],
+                                            data['name']))
+        self.assertEqual('PoolPayload', found[1].payload['pool_object.name'])
+
+    def test_refused_delete_records_nothing(self):
+        node = self.create_node(name='member')
+        self.post('/v1/pools', {'name': 'busy'})
+        self.post('/v1/pools/busy/addMachines',
+                  {'machine_list': [node.uuid]})
+        before = recorded(self.context, object_type='pool')
+        self.assertError(409, self.delete('/v1/pools/busy'))
+        self.assertError(409, self.post('/v1/pools', {'name': 'busy'}))
+        self.assertEqual(before, recorded(self.context, object_type='pool'))
+
+    def test_profile_secret_params_masked_broker_parameters_left_out(self):
+        self.post('/v1/profiles', {'name': 'web', 'params': {
+            'hostname': 'web-1', 'root_hash': 'abcdef'},
+            'secret_params': ['root_hash']})
+        self.post('/v1/brokers', {'name': 'cloud', 'driver': 'fake',
+                                  'parameters': {'endpoint': 'e',
+                                                 'login': 'admin-name'}})
+        self.post('/v1/workflows', {'name': 'deploy', 'stages': ['a']})
+        profile, broker, workflow = (recorded(
+            self.context, object_type=kind)[0] for kind in (
+            'profile', 'broker', 'workflow'))
+        self.assertEqual({'hostname': 'web-1', 'root_hash': '******'},
+                         profile.payload['pool_object.data']['params'])
+        data = broker.payload['pool_object.data']
+        self.assertNotIn('parameters', data)
+        self.assertNotIn('admin-name', str(broker.payload))
+        self.assertEqual(['endpoint', 'login'], data['parameter_names'])
+        self.assertEqual(('pool.workflow.create.end', ['a']),
+                         (workflow.event_type,
+                          workflow.payload['pool_object.data']['stages']))
+
+
+class PortEventsTestCase(base.APITestCase):
+
+    def test_port_create_update_delete_in_ironic_shape(self):
+        node = self.create_node(name='n', owner='p1', lessee='p2')
+        resp = self.post('/v1/ports', {'node_uuid': node.uuid,
+                                       'address': '52:54:00:00:00:01'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        port = resp.get_json()['uuid']
+        # The same address again is refused: nothing recorded for it.
+        self.assertError(409, self.post('/v1/ports', {
+            'node_uuid': node.uuid, 'address': '52:54:00:00:00:01'}))
+        self.assertEqual(200, self.patch_json('/v1/ports/%s' % port, [
+            {'op': 'replace', 'path': '/pxe_enabled', 'value': False}
+        ]).status_code)
+        self.assertEqual(204, self.delete('/v1/ports/%s' % port).status_code)
+        found = recorded(self.context, object_type='port')
+        self.assertEqual(['baremetal.port.create.end',
+                          'baremetal.port.update.end',
+                          'baremetal.port.delete.end'],
+                         [e.event_type for e in found])
+        self.assertEqual({port}, {e.object_uuid for e in found})
+        self.assertEqual({('p1', 'p2')}, {(e.owner, e.lessee)
+                                          for e in found})
+        payload = found[1].payload
+        self.assertEqual(('PortCRUDPayload', 'ironic', '1.2'), (
+            payload['ironic_object.name'],
+            payload['ironic_object.namespace'],
+            payload['ironic_object.version']))
+        data = payload['ironic_object.data']
+        self.assertEqual(
+            {'uuid', 'address', 'extra', 'local_link_connection',
+             'pxe_enabled', 'node_uuid', 'portgroup_uuid',
+             'physical_network', 'created_at', 'updated_at'}, set(data))
+        self.assertEqual((False, node.uuid, '52:54:00:00:00:01'),
+                         (data['pxe_enabled'], data['node_uuid'],
+                          data['address']))
+
+
+class ClaimEventsTestCase(test_claims.ClaimTestBase):
+
+    def test_claim_bound_then_deleted(self):
+        self.provider()
+        claim = self.ok(self.claim({'resource_class': 'baremetal'}), 201)
+        self.bind()
+        self.ok(self.delete('/v1/claims/%s' % claim['uuid']), 204)
+        found = recorded(self.context, object_uuid=claim['uuid'])
+        self.assertEqual([('pool.claim.create.end', None, 'pending'),
+                          ('pool.claim.bound', 'pending', 'bound'),
+                          ('pool.claim.deleted', 'bound', None)],
+                         story(found))
+        self.assertEqual('test-host', found[1].conductor)
+        # The machine it bound was recorded with it.
+        allocated = recorded(self.context,
+                             event_type='baremetal.allocation.create.end')
+        self.assertEqual(1, len(allocated))
+        self.assertEqual(['small'],
+                         found[1].payload['pool_object.data']['providers'])
+
+    def test_unmatched_claim_is_an_error_event(self):
+        self.provider()
+        claim = self.ok(self.claim({'resource_class': 'nothing'}), 201)
+        self.bind()
+        last = recorded(self.context, object_uuid=claim['uuid'])[-1]
+        self.assertEqual(('pool.claim.error', 'pending', 'error', 'error'),
+                         (last.event_type, last.prev_state, last.state,
+                          last.level))
+        self.assertIn('No Free machine', last.message)
+        self.assertEqual(
+            'error', last.payload['pool_object.data']['state'])
+
+
+class LifespanEventsTestCase(base.APITestCase):
+
+    def setUp(self):
+        super().setUp()
+        conductors_db.register_conductor(self.context, 'test-host')
+        self.node = self.create_node(name='node-0')
+        self.post('/v1/pools', {'name': 'short', 'lifespan': {
+            'default': '1h', 'maximum': '1d'}})
+        self.post('/v1/pools/short/addMachines',
+                  {'machine_list': [self.node.uuid]})
+        resp = self.post('/v1/pools/short/allocateMachines', {'count': 1})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.alloc = self.get('/v1/allocations').get_json()[
+            'allocations'][0]
+
+    def test_patch_of_lifespan_end_is_extended(self):
+        wanted = (db_api.utcnow() + 5 * HOUR).replace(microsecond=0)
+        self.assertEqual(200, self.patch_json(
+            '/v1/allocations/%s' % self.alloc['uuid'],
+            [{'op': 'replace', 'path': '/lifespan_end',
+              'value': wanted.isoformat()}]).status_code)
+        found = recorded(self.context, object_uuid=self.alloc['uuid'])
+        self.assertEqual(['baremetal.allocation.create.end',
+                          'baremetal.allocation.update.end',
+                          'pool.lifespan.extended'],
+                         [e.event_type for e in found])
+        self.assertEqual(wanted.isoformat(), found[-1].state)
+        self.assertIsNotNone(found[-1].prev_state)
+
+    def test_expiry_recorded_with_the_release(self):
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Allocation).values(
+                lifespan_end=db_api.utcnow() - HOUR))
+        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        found = recorded(self.context, object_uuid=self.alloc['uuid'])
+        self.assertEqual([('pool.lifespan.expired', 'active', None),
+                          ('baremetal.allocation.delete.end', 'active',
+                           None)], story(found[-2:]))
+        freed = recorded(self.context, object_uuid=self.node.uuid)[-1]
+        self.assertEqual(('pool.node.pool_status_set.success', 'InUse',
+                          'Free'), (freed.event_type, freed.prev_state,
+                                    freed.state))
+
+
+class ConductorEventsTestCase(base.APITestCase):
+
+    def heartbeat_at(self, host, when):
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Conductor).where(
+                models.Conductor.hostname == host).values(updated_at=when))
+
+    def test_registered_dead_back(self):
+        self.config(heartbeat_timeout=60, group='conductor')
+        conductors.register(self.context, 'c1', start=True)
+        conductors.register(self.context, 'c2', start=True)
+        # Heartbeats of a conductor online record nothing.
+        conductors.register(self.context, 'c1')
+        self.heartbeat_at('c1', db_api.utcnow() - HOUR)
+        # Noticed once, whoever notices it.
+        self.assertEqual(['c1'], conductors.mark_dead(self.context, 'c2'))
+        self.assertEqual([], conductors.mark_dead(self.context, 'c2'))
+        conductors.register(self.context, 'c1')
+        conductors.unregister(self.context, 'c2')
+        found = recorded(self.context, object_type='conductor')
+        self.assertEqual(
+            [('c1', 'pool.conductor.registered', None, 'online'),
+             ('c2', 'pool.conductor.registered', None, 'online'),
+             ('c1', 'pool.conductor.dead', 'online', 'offline'),
+             ('c1', 'pool.conductor.registered', 'offline', 'online'),
+             ('c2', 'pool.conductor.unregistered', 'online', 'offline')],
+            [(e.object_name, e.event_type, e.prev_state, e.state)
+             for e in found])
+        dead = found[2]
+        self.assertEqual(('warning', 'c2'), (dead.level, dead.conductor))
+        self.assertEqual(events.name_uuid('conductor', 'c1'),
+                         dead.object_uuid)
+        # A dead conductor keeps its last heartbeat.
+        self.assertTrue(conductors_db.get_conductor(
+            self.context, 'c1').online)
+
+    def test_allocation_taken_over(self):
+        self.config(heartbeat_timeout=60, group='conductor')
+        conductors.register(self.context, 'gone', start=True)
+        conductors.register(self.context, 'test-host', start=True)
+        resp = self.post('/v1/allocations', {'resource_class': 'x'})
+        alloc = resp.get_json()
+        with db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Allocation).values(
+                conductor_affinity='gone'))
+        self.heartbeat_at('gone', db_api.utcnow() - HOUR)
+        svc = service.ConductorService('test-host')
+        svc.worker = self
+        self.assertEqual(1, svc.take_over_orphans())
+        found = recorded(self.context, object_type='conductor')
+        self.assertEqual(['pool.conductor.registered',
+                          'pool.conductor.registered',
+                          'pool.conductor.dead',
+                          'pool.conductor.takeover'],
+                         [e.event_type for e in found])
+        taken = found[-1]
+        self.assertEqual(('gone', 'test-host', alloc['uuid']),
+                         (taken.object_name, taken.conductor,
+                          taken.payload['pool_object.data']['taken_uuid']))
+
+    def submit(self, alloc_id):
+        """The worker of the service under test: nothing runs."""
+        return True
+
+
+class AutoFillEventsTestCase(test_autofill.AutoFillTestCase):
+
+    def test_scale_up_and_down(self):
+        self.pool(min_free=2)
+        self.filler.check(self.context)
+        self.set_pool(autofill={'use_autofill': True, 'max_free': 0})
+        self.filler.check(self.context)
+        found = recorded(self.context, object_uuid=events.name_uuid(
+            'pool', 'web'))
+        self.assertEqual(['pool.pool.autofill.scale_up.start',
+                          'pool.pool.autofill.scale_up.end',
+                          'pool.pool.autofill.scale_down.start',
+                          'pool.pool.autofill.scale_down.end'],
+                         [e.event_type for e in found
+                          if '.autofill.' in e.event_type])
+        end = [e for e in found if e.event_type.endswith('up.end')][0]
+        self.assertEqual(
+            {'pool': 'web', 'requested': 2, 'created': 2},
+            {k: v for k, v in end.payload['pool_object.data'].items() if v})
+        self.assertEqual('c1', end.conductor)
+        brokers = recorded(self.context, object_type='broker')
+        self.assertEqual(['pool.broker.create.end'] * 2
+                         + ['pool.broker.destroy.end'] * 2,
+                         [e.event_type for e in brokers])
+        self.assertEqual({'cloud'}, {e.object_name for e in brokers})
+
+    def test_broker_failure(self):
+        self.pool(min_free=1)
+        self.set_broker(fail=1)
+        self.filler.check(self.context)
+        failed = recorded(self.context, levels=['error'])
+        self.assertEqual(['pool.broker.create.error',
+                          'pool.pool.autofill.scale_up.error'],
+                         [e.event_type for e in failed])
+        for event in failed:
+            self.assertIn('Broker cloud failed', event.message)
+        # The pool's last_error is set with the round's end.
+        self.assertEqual(failed[1].message, pools_db.get(
+            self.context, models.Pool, 'web').last_error)
+
+    def test_failed_round_recorded_once(self):
+        self.pool(min_free=1)
+        self.filler._pool_error(self.context, 'web', 'It failed')
+        self.filler._pool_error(self.context, 'web', 'It failed')
+        found = recorded(self.context,
+                         event_type='pool.pool.autofill.error')
+        self.assertEqual(['It failed'], [e.message for e in found])
