@@ -17,6 +17,7 @@ from pool_conductor import service
 from tests.unit.api import base
 from tests.unit.api import test_claims
 from tests.unit.conductor import test_autofill
+from tests.unit import unrecorded
 
 HOUR = datetime.timedelta(hours=1)
 
@@ -30,7 +31,23 @@ def story(found):
     return [(e.event_type, e.prev_state, e.state) for e in found]
 
 
-class NamedObjectEventsTestCase(base.APITestCase):
+class Watched:
+    """Fails a test whose changes (after its setUp) commit without an
+    event; the test's own writes of data go in self.paused()."""
+
+    def setUp(self):
+        super().setUp()
+        watch = self.useFixture(unrecorded.UnrecordedChanges(self.db.engine))
+        self.paused = watch.paused
+        self.addCleanup(lambda: self.assertEqual(
+            [], watch.found, 'changes committed without an event'))
+
+    def create_node(self, **values):
+        with self.paused():
+            return super().create_node(**values)
+
+
+class NamedObjectEventsTestCase(Watched, base.APITestCase):
 
     def test_pool_create_update_delete(self):
         name = 'a-pool-with-a-name-longer-than-thirty-six-characters'
@@ -85,7 +102,7 @@ class NamedObjectEventsTestCase(base.APITestCase):
                           workflow.payload['pool_object.data']['stages']))
 
 
-class PortEventsTestCase(base.APITestCase):
+class PortEventsTestCase(Watched, base.APITestCase):
 
     def test_port_create_update_delete_in_ironic_shape(self):
         node = self.create_node(name='n', owner='p1', lessee='p2')
@@ -123,7 +140,7 @@ class PortEventsTestCase(base.APITestCase):
                           data['address']))
 
 
-class ClaimEventsTestCase(test_claims.ClaimTestBase):
+class ClaimEventsTestCase(Watched, test_claims.ClaimTestBase):
 
     def test_claim_bound_then_deleted(self):
         self.provider()
@@ -156,7 +173,7 @@ class ClaimEventsTestCase(test_claims.ClaimTestBase):
             'error', last.payload['pool_object.data']['state'])
 
 
-class LifespanEventsTestCase(base.APITestCase):
+class LifespanEventsTestCase(Watched, base.APITestCase):
 
     def setUp(self):
         super().setUp()
@@ -186,7 +203,7 @@ class LifespanEventsTestCase(base.APITestCase):
         self.assertIsNotNone(found[-1].prev_state)
 
     def test_expiry_recorded_with_the_release(self):
-        with db_api.writer(self.context) as session:
+        with self.paused(), db_api.writer(self.context) as session:
             session.execute(sa.update(models.Allocation).values(
                 lifespan_end=db_api.utcnow() - HOUR))
         self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
@@ -200,7 +217,7 @@ class LifespanEventsTestCase(base.APITestCase):
                                     freed.state))
 
 
-class ConductorEventsTestCase(base.APITestCase):
+class ConductorEventsTestCase(Watched, base.APITestCase):
 
     def heartbeat_at(self, host, when):
         with db_api.writer(self.context) as session:
@@ -242,7 +259,7 @@ class ConductorEventsTestCase(base.APITestCase):
         conductors.register(self.context, 'test-host', start=True)
         resp = self.post('/v1/allocations', {'resource_class': 'x'})
         alloc = resp.get_json()
-        with db_api.writer(self.context) as session:
+        with self.paused(), db_api.writer(self.context) as session:
             session.execute(sa.update(models.Allocation).values(
                 conductor_affinity='gone'))
         self.heartbeat_at('gone', db_api.utcnow() - HOUR)
@@ -265,7 +282,19 @@ class ConductorEventsTestCase(base.APITestCase):
         return True
 
 
-class AutoFillEventsTestCase(test_autofill.AutoFillTestCase):
+class AutoFillEventsTestCase(Watched, test_autofill.AutoFillTestCase):
+
+    def pool(self, *args, **fill):
+        with self.paused():
+            return super().pool(*args, **fill)
+
+    def set_pool(self, *args, **values):
+        with self.paused():
+            super().set_pool(*args, **values)
+
+    def set_broker(self, **parameters):
+        with self.paused():
+            super().set_broker(**parameters)
 
     def test_scale_up_and_down(self):
         self.pool(min_free=2)
@@ -312,3 +341,35 @@ class AutoFillEventsTestCase(test_autofill.AutoFillTestCase):
         found = recorded(self.context,
                          event_type='pool.pool.autofill.error')
         self.assertEqual(['It failed'], [e.message for e in found])
+
+
+class PoolActionEventsTestCase(Watched, base.APITestCase):
+
+    def test_pool_actions_record_their_nodes_changes(self):
+        nodes = [self.create_node(name='node-%d' % i) for i in range(2)]
+        names = [n.name for n in nodes]
+        self.post('/v1/pools', {'name': 'lab'})
+        for action, body in (
+                ('addMachines', {'machine_list': names}),
+                ('allocateMachines', {'count': 2}),
+                ('returnMachines', {'machine_list': names}),
+                ('removeMachines', {'machine_list': names[:1]})):
+            resp = self.post('/v1/pools/lab/%s' % action, body)
+            self.assertEqual(200, resp.status_code, resp.get_data())
+        found = recorded(self.context, object_uuid=nodes[0].uuid)
+        self.assertEqual(
+            [('Free', 'Free'), ('Free', 'InUse'), ('InUse', 'Free'),
+             ('Free', 'Free')],
+            [(e.prev_state, e.state) for e in found
+             if e.event_type == 'pool.node.pool_status_set.success'])
+        self.assertEqual(['lab', 'default'], [
+            e.payload['ironic_object.data']['pool'] for e in found
+            if e.event_type == 'pool.node.pool_status_set.success'][2:])
+        allocations = recorded(self.context, object_type='allocation')
+        self.assertEqual(['baremetal.allocation.create.end'] * 2
+                         + ['baremetal.allocation.delete.end'] * 2,
+                         [e.event_type for e in allocations])
+        # No pool event of its own: the pool did not change.
+        self.assertEqual(['pool.pool.create.end'], [
+            e.event_type for e in recorded(self.context,
+                                           object_type='pool')])
