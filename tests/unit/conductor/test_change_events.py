@@ -5,6 +5,7 @@ import datetime
 
 import sqlalchemy as sa
 
+from pool_conductor import autofill
 from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
@@ -333,6 +334,20 @@ class AutoFillEventsTestCase(Watched, test_autofill.AutoFillTestCase):
         # The pool's last_error is set with the round's end.
         self.assertEqual(failed[1].message, pools_db.get(
             self.context, models.Pool, 'web').last_error)
+
+    def test_pool_taken_over_from_a_dead_conductor(self):
+        self.pool(min_free=1)
+        self.filler.check(self.context)
+        with self.paused():
+            self.kill('c1')
+        self.assertIn('web', autofill.AutoFiller('c2').check(
+            self.context))
+        taken = recorded(self.context,
+                         event_type='pool.conductor.takeover')
+        self.assertEqual([('c1', 'c2', 'pool', 'web')], [
+            (e.object_name, e.conductor,
+             e.payload['pool_object.data']['taken_type'],
+             e.payload['pool_object.data']['taken_uuid']) for e in taken])
 
     def test_failed_round_recorded_once(self):
         self.pool(min_free=1)
