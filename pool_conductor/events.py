@@ -9,6 +9,7 @@ is pool.<object>.<action>.<status>.
 """
 import contextlib
 import dataclasses
+import datetime
 import threading
 
 from oslo_context import context as oslo_context
@@ -205,3 +206,30 @@ def seen(cursor: int) -> None:
             _last_seen = max(_last_seen, cursor)
             _sequenced.notify_all()
 
+
+def prune() -> int:
+    """Delete the events past retention, [events] cleanup_batch at a
+    time: those older than [events] retention_days and those beyond the
+    newest [events] max_per_object of their object, never one not yet
+    published. The highest cursor deleted is recorded (a watcher behind
+    it may have missed events). Never raises.
+
+    :returns: how many events were deleted.
+    """
+    conf = CONF.events
+    before = db_api.utcnow() - datetime.timedelta(days=conf.retention_days)
+    total = 0
+    try:
+        while True:
+            done = events_db.prune(before, conf.max_per_object,
+                                   conf.cleanup_batch)
+            if done is None:
+                break   # Another conductor prunes.
+            total += done[0]
+            if done[0] < conf.cleanup_batch:
+                break
+    except Exception as exc:
+        LOG.warning('Pruning events failed: %s', exc)
+    if total:
+        LOG.info('Deleted %d events past retention', total)
+    return total

@@ -135,8 +135,11 @@ def node(obj, changes: dict | None = None, kind: tuple = NODE,
 
 
 def allocation(obj, changes: dict | None = None) -> dict:
-    """An allocation's payload (Ironic's AllocationCRUDPayload fields)."""
-    data = _data(obj, ALLOCATION_FIELDS + ('pool',), changes)
+    """An allocation's payload: every field of Ironic's
+    AllocationCRUDPayload (None where neither obj nor changes tell it),
+    and its pool."""
+    data = dict.fromkeys(ALLOCATION_FIELDS)
+    data.update(_data(obj, ALLOCATION_FIELDS + ('pool',), changes))
     return ironic(ALLOCATION, data)
 
 
