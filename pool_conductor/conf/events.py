@@ -29,8 +29,8 @@ opts = [
     cfg.IntOpt('retention_days',
                default=30,
                min=0,
-               help='Events older than this many days are deleted (once '
-                    'published).'),
+               help='Events older than this many days are deleted once '
+                    'published (0: as soon as they are).'),
     cfg.IntOpt('max_per_object',
                default=1000,
                min=0,
