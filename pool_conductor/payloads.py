@@ -37,7 +37,8 @@ NODE_CONSTANTS = {
        for name in deploy_checks.INTERFACES + ('vendor',)},
 }
 POOL_NODE_FIELDS = ('pool', 'pool_status', 'pool_allocated', 'workflow',
-                    'stage', 'allocation_uuid')
+                    'stage', 'runnable', 'profiles', 'params',
+                    'allocation_uuid')
 ALLOCATION_FIELDS = (
     'uuid', 'name', 'node_uuid', 'state', 'last_error', 'owner',
     'resource_class', 'traits', 'candidate_nodes', 'extra', 'created_at',

@@ -368,3 +368,57 @@ class RetentionTestCase(base.APITestCase):
         self.record('a', 2)
         self.assertEqual(0, events.prune())
         self.assertEqual(0, events_db.cursors(self.context)[1])
+
+
+class NodeEventTestCase(base.APITestCase):
+    """The events of node changes through the API, with the change."""
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(name='node-e')
+        self.path = '/v1/nodes/%s' % self.node.uuid
+
+    def recorded(self) -> list:
+        events.sequence()
+        return events_db.after(self.context, 0,
+                               {'object_uuid': self.node.uuid}, 100)
+
+    def test_traits_are_an_update(self):
+        self.assertEqual(204, self.put(self.path + '/traits', {
+            'traits': ['CUSTOM_B', 'CUSTOM_A']}).status_code)
+        # A trait the node has already changes nothing.
+        self.assertEqual(204, self.put(
+            self.path + '/traits/CUSTOM_A').status_code)
+        self.assertEqual(204, self.delete(
+            self.path + '/traits/CUSTOM_B').status_code)
+        got = self.recorded()
+        self.assertEqual(['baremetal.node.update.end'] * 2,
+                         [e.event_type for e in got])
+        self.assertEqual([['CUSTOM_A', 'CUSTOM_B'], ['CUSTOM_A']],
+                         [e.payload['ironic_object.data']['traits']
+                          for e in got])
+
+    def test_params_are_an_update(self):
+        self.assertEqual(200, self.put(self.path + '/params', {
+            'rack': 'r1'}).status_code)
+        got = self.recorded()
+        self.assertEqual(['baremetal.node.update.end'],
+                         [e.event_type for e in got])
+        self.assertEqual({'rack': 'r1'},
+                         got[0].payload['ironic_object.data']['params'])
+
+    def test_a_refused_change_records_nothing(self):
+        self.assertEqual(200, self.patch_json(self.path, [
+            {'op': 'add', 'path': '/name', 'value': 'node-f'}]).status_code)
+        resp = self.patch_json('/v1/nodes/node-f', [
+            {'op': 'add', 'path': '/name', 'value': 'taken'}])
+        self.assertEqual(200, resp.status_code)
+        other = self.create_node(name='other')
+        self.assertEqual(409, self.patch_json(
+            '/v1/nodes/%s' % other.uuid,
+            [{'op': 'add', 'path': '/name', 'value': 'taken'}]).status_code)
+        self.assertEqual(['node-f', 'taken'],
+                         [e.object_name for e in self.recorded()])
+        events.sequence()
+        self.assertEqual([], events_db.after(
+            self.context, 0, {'object_uuid': other.uuid}, 10))
