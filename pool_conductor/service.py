@@ -128,10 +128,10 @@ class ConductorService:
         delete those past retention."""
         tasks = [_periodic(self.sequence_events,
                            CONF.events.sequence_interval),
-                 _periodic(self.publisher.publish,
+                 _periodic(self.publish_events,
                            CONF.events.publish_interval)]
         if CONF.events.cleanup_interval > 0:
-            tasks.append(_periodic(events.prune,
+            tasks.append(_periodic(self.prune_events,
                                    CONF.events.cleanup_interval))
         return tasks
 
@@ -164,6 +164,16 @@ class ConductorService:
         except Exception as exc:
             LOG.warning('Sequencing events on %s failed: %s', self.host,
                         exc)
+
+    def publish_events(self) -> None:
+        """Periodic task: publish events as notifications; never
+        raises."""
+        self.publisher.publish()
+
+    def prune_events(self) -> None:
+        """Periodic task: delete the events past retention; never
+        raises."""
+        events.prune()
 
     def heartbeat(self) -> None:
         """Record that this conductor is alive; never raises."""
