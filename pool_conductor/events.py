@@ -7,7 +7,9 @@ of an Ironic object carries Ironic's event type (baremetal.node.*,
 baremetal.port.*, baremetal.allocation.*); what Ironic has no name for
 is pool.<object>.<action>.<status>.
 """
+import contextlib
 import dataclasses
+import datetime
 import threading
 import uuid as uuid_lib
 
@@ -96,16 +98,44 @@ class Event:
     actor: Actor | None = None
 
 
+# Who this thread acts for, when it is not the request of its oslo
+# context: a conductor moving on nodes that several requests cast to it in
+# one message (acting()).
+_acting = threading.local()
+
+
+@contextlib.contextmanager
+def acting(actor: Actor | None, conductor: str | None = None):
+    """Record the events of this thread, meanwhile, as caused by actor
+    and made by conductor (unless record() is told otherwise)."""
+    before = getattr(_acting, 'who', None)
+    _acting.who = (actor or NOBODY, conductor)
+    try:
+        yield
+    finally:
+        _acting.who = before
+
+
 def current_actor() -> Actor:
-    """The request this thread serves (the API's, or the one an RPC
-    message carried), else nobody."""
+    """Who this thread acts for (acting()), else the request it serves
+    (the API's, or the one an RPC message carried), else nobody."""
+    who = getattr(_acting, 'who', None)
+    if who is not None:
+        return who[0]
     return Actor.of(oslo_context.get_current())
+
+
+def _current_conductor() -> str | None:
+    who = getattr(_acting, 'who', None)
+    return who[1] if who is not None else None
 
 
 def rows(events: list[Event], context=None, conductor: str | None = None
          ) -> list[dict]:
     """The rows of events, secrets masked."""
     default = Actor.of(context) if context is not None else current_actor()
+    if conductor is None:
+        conductor = _current_conductor()
     now = db_api.utcnow()
     out = []
     for event in events:
@@ -188,3 +218,31 @@ def seen(cursor: int) -> None:
         with _sequenced:
             _last_seen = max(_last_seen, cursor)
             _sequenced.notify_all()
+
+
+def prune() -> int:
+    """Delete the events past retention, [events] cleanup_batch at a
+    time: those older than [events] retention_days and those beyond the
+    newest [events] max_per_object of their object, never one not yet
+    published. The highest cursor deleted is recorded (a watcher behind
+    it may have missed events). Never raises.
+
+    :returns: how many events were deleted.
+    """
+    conf = CONF.events
+    before = db_api.utcnow() - datetime.timedelta(days=conf.retention_days)
+    total = 0
+    try:
+        while True:
+            done = events_db.prune(before, conf.max_per_object,
+                                   conf.cleanup_batch)
+            if done is None:
+                break   # Another conductor prunes.
+            total += done[0]
+            if done[0] < conf.cleanup_batch:
+                break
+    except Exception as exc:
+        LOG.warning('Pruning events failed: %s', exc)
+    if total:
+        LOG.info('Deleted %d events past retention', total)
+    return total

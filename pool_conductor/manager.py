@@ -29,6 +29,11 @@ class ConductorManager:
     def continue_provisioning(self, context, node_ids: list[int],
                               actors: dict | None = None) -> None:
         """Move on nodes the API recorded in a provision state in progress
-        (deploying, deleting); never raises."""
+        (deploying, deleting); never raises.
+
+        :param actors: str(id) -> (request id, user, project) of the
+            request that set each node's state.
+        """
         provisioning.continue_nodes(pool_context.get_admin_context(),
-                                 node_ids)
+                                    node_ids, events.actors_from(actors),
+                                    self.allocation_worker.host)

@@ -1,6 +1,14 @@
-"""The events of a change of a node, by what the change touched."""
+"""The events of a change of a node, by what the change touched.
+
+A provision state change is Ironic's provision_set, with Ironic's status
+rules: ``error`` (level error) for a failure, ``start`` from a stable
+state into one in progress, ``end`` from one in progress to a stable one,
+``success`` otherwise (stable to stable, as manage and provide here, or
+in progress to in progress, as deleting to cleaning).
+"""
 from pool_conductor import events
 from pool_conductor import payloads
+from pool_conductor import states
 
 # The fields of a node's membership and binding: a change of any of them
 # is a pool_status_set event.
@@ -8,47 +16,87 @@ MEMBERSHIP = frozenset(('pool', 'pool_status', 'instance_uuid',
                         'allocation_id'))
 FAILED_STATES = frozenset(('deploy failed', 'clean failed', 'error',
                            'inspect failed', 'rescue failed'))
+# Ironic's states that change without a request (its UNSTABLE_STATES).
+IN_PROGRESS = frozenset(states.IN_PROGRESS + (
+    'deploy wait', 'clean wait', 'verifying', 'inspecting', 'inspect wait',
+    'adopting', 'rescuing', 'rescue wait', 'unrescuing', 'servicing',
+    'service wait'))
+# The event of Ironic's state machine each transition is, for the payload
+# of provision_set.
+FSM_EVENTS = {
+    (states.ENROLL, states.MANAGEABLE): 'manage',
+    (states.AVAILABLE, states.MANAGEABLE): 'manage',
+    (states.MANAGEABLE, states.AVAILABLE): 'provide',
+    (states.AVAILABLE, states.DEPLOYING): 'deploy',
+    (states.DEPLOYING, states.ACTIVE): 'done',
+    (states.ACTIVE, states.DELETING): 'delete',
+    (states.DELETING, states.CLEANING): 'clean',
+    (states.CLEANING, states.AVAILABLE): 'done',
+}
 
 
 def _event(node, event_type: str, values: dict, message, level='info',
-           prev_state=None, state=None) -> events.Event:
+           prev_state=None, state=None, payload=None) -> events.Event:
     return events.Event(
         'node', node.uuid, event_type,
         object_name=values.get('name', getattr(node, 'name', None)),
         level=level, message=message, prev_state=prev_state, state=state,
-        payload=payloads.node(node, values),
+        payload=payload or payloads.node(node, values),
         owner=values.get('owner', getattr(node, 'owner', None)),
         lessee=values.get('lessee', getattr(node, 'lessee', None)))
+
+
+def provision_status(prev: str | None, new: str) -> tuple[str, str]:
+    """(status, level) of a provision_set event from prev to new."""
+    if new in FAILED_STATES:
+        return 'error', 'error'
+    moving_before, moving_after = prev in IN_PROGRESS, new in IN_PROGRESS
+    if not moving_before and moving_after:
+        return 'start', 'info'
+    if moving_before and not moving_after:
+        return 'end', 'info'
+    return 'success', 'info'
+
+
+def _differs(node, key: str, value) -> bool:
+    if key == 'traits':
+        current = getattr(node, 'traits', None)
+        return current is None or sorted(
+            getattr(t, 'trait', t) for t in current) != sorted(value or ())
+    return not hasattr(node, key) or getattr(node, key) != value
 
 
 def changed(node, values: dict, message: str | None = None
             ) -> list[events.Event]:
     """The events of changing values of node (as read before the change):
-    Ironic's provision_set for a provision state, pool's pool_status_set
-    for its pool, status, instance or allocation, Ironic's update for
-    any other field. A value equal to the node's is no change."""
-    values = {k: v for k, v in values.items()
-              if not hasattr(node, k) or getattr(node, k) != v}
+    Ironic's provision_set for a provision state, power_set for a power
+    state set alone (one recorded with a provision state is part of that
+    transition, as Ironic reads it while verifying), maintenance_set,
+    pool's pool_status_set for its pool, status, instance or allocation,
+    Ironic's update for any other field (traits among them). A value
+    equal to the node's is no change."""
+    values = {k: v for k, v in values.items() if _differs(node, k, v)}
     out = []
     if 'provision_state' in values:
+        prev = getattr(node, 'provision_state', None)
         new = values['provision_state']
-        target = values.get('target_provision_state',
-                            getattr(node, 'target_provision_state', None))
-        if new in FAILED_STATES:
-            status, level = 'error', 'error'
-        elif target is None:
-            status, level = 'end', 'info'
-        else:
-            status, level = 'success', 'info'
+        status, level = provision_status(prev, new)
+        fsm_event = 'fail' if status == 'error' else FSM_EVENTS.get(
+            (prev, new))
         out.append(_event(
             node, 'baremetal.node.provision_set.%s' % status, values,
-            message or values.get('last_error'), level,
-            getattr(node, 'provision_state', None), new))
-    if 'power_state' in values:
+            message or values.get('last_error'), level, prev, new,
+            payloads.node(node, values, payloads.NODE_PROVISION,
+                          event=fsm_event, previous_provision_state=prev,
+                          previous_target_provision_state=getattr(
+                              node, 'target_provision_state', None))))
+    elif 'power_state' in values:
         out.append(_event(node, 'baremetal.node.power_set.end', values,
                           message, 'info',
                           getattr(node, 'power_state', None),
-                          values['power_state']))
+                          values['power_state'],
+                          payloads.node(node, values, payloads.NODE_POWER,
+                                        to_power=values['power_state'])))
     if 'maintenance' in values:
         out.append(_event(node, 'baremetal.node.maintenance_set.end',
                           values, message or values.get(
@@ -61,18 +109,21 @@ def changed(node, values: dict, message: str | None = None
                                      getattr(node, 'pool_status', None))))
     if not out and values.keys() - {'generation', 'updated_at'}:
         out.append(_event(node, 'baremetal.node.update.end', values,
-                          message))
+                          message, payload=payloads.node(
+                              node, values, payloads.NODE_CRUD)))
     return out
 
 
 def created(node) -> list[events.Event]:
     return [_event(node, 'baremetal.node.create.end', {}, None,
-                   state=getattr(node, 'provision_state', None))]
+                   state=getattr(node, 'provision_state', None),
+                   payload=payloads.node(node, None, payloads.NODE_CRUD))]
 
 
 def deleted(node) -> list[events.Event]:
     return [_event(node, 'baremetal.node.delete.end', {}, None,
-                   prev_state=getattr(node, 'provision_state', None))]
+                   prev_state=getattr(node, 'provision_state', None),
+                   payload=payloads.node(node, None, payloads.NODE_CRUD))]
 
 
 def record(conn, nodes, changes: dict[int, dict], message=None,
@@ -84,4 +135,3 @@ def record(conn, nodes, changes: dict[int, dict], message=None,
     events.record(conn, [e for node_id, values in changes.items()
                          for e in changed(by_id[node_id], values, message)]
                   + (also or []), conductor=conductor)
-

@@ -17,6 +17,8 @@ import datetime
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import events
+from pool_conductor import nodes
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
@@ -45,7 +47,7 @@ def request(context, node, values: dict, rpcapi) -> None:
     """
     moving = values['provision_state'] in states.IN_PROGRESS
     host = rpcapi.pick_conductor(context) if moving else None
-    retry.on_node_locked(nodes_db.update_node, context, node, values)
+    retry.on_node_locked(nodes.update, context, node, values)
     if moving:
         rpcapi.continue_provisioning(context, node.id, host)
 
@@ -67,29 +69,39 @@ def step(node) -> tuple[dict, bool] | None:
     return values, tears_down
 
 
-def continue_node(context, node_id: int) -> int:
+def continue_node(context, node_id: int, actor=None,
+                  host: str | None = None) -> int:
     """Move a node on until its provision state is no longer in progress.
 
+    :param actor: who asked for the change in progress (events.Actor);
+        its events name them.
+    :param host: the conductor moving it on.
     :returns: how many steps were taken here (a node another conductor
         moved on, or one locked, is left).
     :raises: what the database raises
     """
     taken = 0
-    while retry.on_deadlock(binding.provision_step, context, node_id, step):
-        taken += 1
+    with events.acting(actor, host):
+        while retry.on_deadlock(binding.provision_step, context, node_id,
+                                step):
+            taken += 1
     return taken
 
 
-def continue_nodes(context, node_ids) -> int:
+def continue_nodes(context, node_ids, actors: dict | None = None,
+                   host: str | None = None) -> int:
     """continue_node() for each node; never raises.
 
+    :param actors: node id -> who asked for its change (events.Actor).
     :returns: how many nodes were moved on.
     """
+    actors = actors or {}
     return rounds.run(lambda: node_ids, lambda node_id: continue_node(
-        context, node_id), 'moving on provision states')
+        context, node_id, actors.get(node_id), host),
+        'moving on provision states')
 
 
-def check(context) -> int:
+def check(context, host: str | None = None) -> int:
     """Periodic task: move on every node in progress that is not locked
     (those whose cast was lost, or whose conductor died); never raises.
 
@@ -97,4 +109,4 @@ def check(context) -> int:
     """
     return rounds.run(lambda: nodes_db.list_in_progress(
         context, states.IN_PROGRESS, BATCH), lambda node_id: continue_node(
-        context, node_id), 'moving on provision states')
+        context, node_id, host=host), 'moving on provision states')

@@ -15,8 +15,10 @@ from pool_conductor import context as pool_context
 from pool_conductor import lifespans
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor import events
 from pool_conductor.manager import ConductorManager
 from pool_conductor import metrics
+from pool_conductor import notifications
 from pool_conductor import provisioners
 from pool_conductor import provisioning
 from pool_conductor import rounds
@@ -64,6 +66,7 @@ class ConductorService:
         self._periodic_thread: threading.Thread | None = None
         self._metrics_server = None
         self.autofiller = AutoFiller(self.host)
+        self.publisher = notifications.Publisher(self.host)
 
     def start(self) -> None:
         """:raises: ProvisionerNotFound"""
@@ -110,6 +113,7 @@ class ConductorService:
         interval = CONF.conductor.check_claims_interval
         if interval > 0:
             tasks.append(_periodic(self.check_claims, interval))
+        tasks += self._event_tasks()
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
         self._periodics = periodics.PeriodicWorker(
@@ -119,6 +123,18 @@ class ConductorService:
             target=self._periodics.start, name='pool-periodics',
             daemon=True)
         self._periodic_thread.start()
+
+    def _event_tasks(self) -> list:
+        """Give events their cursors, publish them as notifications and
+        delete those past retention."""
+        tasks = [_periodic(self.sequence_events,
+                           CONF.events.sequence_interval),
+                 _periodic(self.publish_events,
+                           CONF.events.publish_interval)]
+        if CONF.events.cleanup_interval > 0:
+            tasks.append(_periodic(self.prune_events,
+                                   CONF.events.cleanup_interval))
+        return tasks
 
     def stop(self) -> None:
         """Stop taking work, finish what is running, and go offline."""
@@ -133,11 +149,32 @@ class ConductorService:
         if self._metrics_server is not None:
             self._metrics_server.shutdown()
             self._metrics_server.server_close()
+        self.publisher.cleanup()
         try:
             conductors.unregister(self.context, self.host)
         except Exception:
             LOG.exception('Could not mark conductor %s offline', self.host)
         LOG.info('Conductor %s stopped', self.host)
+
+    def sequence_events(self) -> None:
+        """Periodic task: give committed events their cursors; never
+        raises."""
+        try:
+            # Another conductor sequencing now gives these events theirs.
+            events.sequence(wait=False)
+        except Exception as exc:
+            LOG.warning('Sequencing events on %s failed: %s', self.host,
+                        exc)
+
+    def publish_events(self) -> None:
+        """Periodic task: publish events as notifications; never
+        raises."""
+        self.publisher.publish()
+
+    def prune_events(self) -> None:
+        """Periodic task: delete the events past retention; never
+        raises."""
+        events.prune()
 
     def heartbeat(self) -> None:
         """Record that this conductor is alive; never raises."""
@@ -191,12 +228,12 @@ class ConductorService:
         has ended, and undeploy their deployed nodes; never raises."""
         if (lifespans.expire(self.context, self.host)
                 + claims.expire(self.context, self.host)):
-            provisioning.check(self.context)
+            provisioning.check(self.context, self.host)
 
     def check_provisioning(self) -> None:
         """Periodic task: move on the nodes in a provision state in
         progress that nothing moved on; never raises."""
-        provisioning.check(self.context)
+        provisioning.check(self.context, self.host)
 
     def check_claims(self) -> None:
         """Periodic task: bind pending claims; never raises."""

@@ -6,8 +6,8 @@ from pool_api import params
 from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
-from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor import nodes as node_changes
 
 
 def get_node_params(node_ident):
@@ -24,8 +24,8 @@ def get_node_params(node_ident):
 def _save(node, new_params: dict):
     """Validate and store the new params of a node; answer with them."""
     validation.validate(schema.NODE_PARAMS, new_params)
-    node = nodes_db.update_node(flask.g.context, node,
-                                {'params': new_params})
+    node = node_changes.update(flask.g.context, node,
+                               {'params': new_params})
     return flask.jsonify(node.params or {})
 
 

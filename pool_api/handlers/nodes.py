@@ -17,6 +17,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
+from pool_conductor import nodes as node_changes
 from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import secrets
@@ -304,7 +305,7 @@ def create_node():
                          if microversion.at_least(microversion.ENROLL)
                          else states.AVAILABLE),
         power_state=None, maintenance=False)
-    node = nodes_db.create_node(flask.g.context, values)
+    node = node_changes.create(flask.g.context, values)
     response = flask.jsonify(present(node))
     response.status_code = 201
     response.headers['Location'] = _node_url(node)
@@ -375,7 +376,7 @@ def update_node(node_ident):
         return flask.jsonify(present(nodes_db.get_node_by_id(context,
                                                              node.id)))
     if 'instance_uuid' not in changed:
-        node = retry.on_node_locked(nodes_db.update_node, context, node,
+        node = retry.on_node_locked(node_changes.update, context, node,
                                     changed)
         return flask.jsonify(present(node))
     instance = changed.pop('instance_uuid')
@@ -488,7 +489,7 @@ def set_power_state(node_ident):
             err='Invalid power state "%s"; expected one of: %s.'
                 % (target, ', '.join(POWER_TARGETS)))
     context = flask.g.context
-    node = retry.on_node_locked(nodes_db.update_node, context, node, {
+    node = retry.on_node_locked(node_changes.update, context, node, {
         'power_state': POWER_TARGETS[target], 'target_power_state': None})
     return _accepted(node)
 
@@ -554,13 +555,13 @@ def set_maintenance(node_ident):
         reason = body.get('reason', reason)
     elif reason is not None:
         validation.validate(schema.MAINTENANCE, {'reason': reason})
-    retry.on_node_locked(nodes_db.update_node, flask.g.context, node, {
+    retry.on_node_locked(node_changes.update, flask.g.context, node, {
         'maintenance': True, 'maintenance_reason': reason})
     return '', 202
 
 
 def unset_maintenance(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:clear_maintenance')
-    retry.on_node_locked(nodes_db.update_node, flask.g.context, node, {
+    retry.on_node_locked(node_changes.update, flask.g.context, node, {
         'maintenance': False, 'maintenance_reason': None})
     return '', 202

@@ -7,7 +7,7 @@ from pool_api import microversion
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
-from pool_conductor.db import nodes as nodes_db
+from pool_conductor import nodes as node_changes
 from pool_conductor import exception
 
 MAX_TRAITS = common.TRAITS['maxItems']
@@ -40,7 +40,7 @@ def set_traits(node_ident):
     body = validation.json_body()
     validation.validate(schema.TRAITS, body)
     common.check_traits(body['traits'])
-    node = nodes_db.set_traits(flask.g.context, node, body['traits'])
+    node = node_changes.set_traits(flask.g.context, node, body['traits'])
     return _no_content(_traits_url(node))
 
 
@@ -60,17 +60,17 @@ def add_trait(node_ident, trait):
         raise exception.Invalid(
             'Could not add trait %s to node %s: a node can have at most %d '
             'traits.' % (trait, node.uuid, MAX_TRAITS))
-    node = nodes_db.add_trait(flask.g.context, node, trait)
+    node = node_changes.add_trait(flask.g.context, node, trait)
     return _no_content(_traits_url(node, trait))
 
 
 def remove_all_traits(node_ident):
     node = _node(node_ident, 'baremetal:node:traits:delete')
-    nodes_db.set_traits(flask.g.context, node, [])
+    node_changes.set_traits(flask.g.context, node, [])
     return _no_content()
 
 
 def remove_trait(node_ident, trait):
     node = _node(node_ident, 'baremetal:node:traits:delete')
-    nodes_db.remove_trait(flask.g.context, node, trait)
+    node_changes.remove_trait(flask.g.context, node, trait)
     return _no_content()

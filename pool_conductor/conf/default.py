@@ -41,6 +41,21 @@ opts = [
                default='Pool API',
                help='The realm sent in the WWW-Authenticate header of 401 '
                     'responses when auth_strategy = http_basic.'),
+    cfg.StrOpt('notification_level',
+               choices=[('debug', '"debug" level'),
+                        ('info', '"info" level'),
+                        ('warning', '"warning" level'),
+                        ('error', '"error" level'),
+                        ('critical', '"critical" level')],
+               help='The lowest level of the events sent as notifications '
+                    '(the transport of [oslo_messaging_notifications] '
+                    'transport_url, by default the RPC one). Unset, none '
+                    'is sent; events are still recorded.'),
+    cfg.ListOpt('versioned_notifications_topics',
+                default=['ironic_versioned_notifications'],
+                help='The topics notifications are sent to: Ironic\'s by '
+                     'default, so that consumers of Ironic\'s versioned '
+                     'notifications receive pool\'s.'),
 ]
 
 

@@ -1,5 +1,8 @@
 """Statements of the event records: insert, sequence, read, publish,
 prune."""
+import contextlib
+
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from pool_conductor.db import api
@@ -11,6 +14,8 @@ _INSERT = sa.insert(_EVENTS)
 SEQUENCE = 'sequence'
 # The highest cursor retention deleted: a watcher behind it missed events.
 PRUNED = 'pruned'
+# Its row lock serializes the notification publishers of all conductors.
+PUBLISH = 'publish'
 
 
 def insert(conn, rows: list[dict]) -> None:
@@ -35,6 +40,31 @@ def _set_cursor(conn, name: str, value: int) -> None:
     if conn.execute(sa.update(_CURSORS).where(_CURSORS.c.name == name)
                     .values(value=value)).rowcount == 0:
         conn.execute(sa.insert(_CURSORS).values(name=name, value=value))
+
+
+@contextlib.contextmanager
+def _read_committed(engine):
+    """A connection in a transaction that reads what others committed
+    before each statement (MariaDB's default repeatable read would read a
+    snapshot taken before the lock was granted)."""
+    with engine.connect() as conn:
+        if engine.dialect.name != 'sqlite':
+            conn = conn.execution_options(isolation_level='READ COMMITTED')
+        with conn.begin():
+            yield conn
+
+
+def _try_lock(conn, name: str) -> int | None:
+    """Lock a cursor row unless another transaction holds it (then None);
+    a row that no migration made is made, locked by this transaction.
+
+    :raises: DBDuplicateEntry when another process made it meanwhile
+    """
+    value = _cursor_row(conn, name, lock=True, wait=False)
+    if value is None and _cursor_row(conn, name, lock=False) is None:
+        conn.execute(sa.insert(_CURSORS).values(name=name, value=0))
+        value = 0
+    return value
 
 
 def sequence(limit: int, wait: bool = True) -> tuple[int, int] | None:
@@ -109,3 +139,110 @@ def cursors(context) -> tuple[int, int]:
     with api.reader(context) as session:
         conn = session.connection()
         return cursor(conn, SEQUENCE), cursor(conn, PRUNED)
+
+
+def publish(limit: int, send) -> tuple[int, Exception | None] | None:
+    """Hand the first sequenced events not yet published, in cursor
+    order, to send(row), and mark those it took as published, in one
+    transaction under the lock of the publisher row.
+
+    One publisher at a time (the others skip the locked row and return at
+    once): notifications leave in cursor order, whichever conductor sends
+    them. A process killed after a send and before the commit leaves its
+    events unpublished, and the next publisher sends them again (at least
+    once; consumers dedupe on the message id, the event's uuid).
+
+    :param send: called with each row; what it raises stops the batch,
+        the events sent before stay marked.
+    :returns: (how many were marked, what send raised or None), or None
+        when another publisher holds the lock.
+    """
+    try:
+        return _publish(limit, send)
+    except db_exc.DBDuplicateEntry:
+        return None   # Another publisher made the row first.
+
+
+def _publish(limit: int, send):
+    with _read_committed(api.get_engine()) as conn:
+        if _try_lock(conn, PUBLISH) is None:
+            return None
+        e = _EVENTS.c
+        rows = conn.execute(
+            sa.select(_EVENTS)
+            .where(e.published_at.is_(None), e.seq.is_not(None))
+            .order_by(e.seq).limit(limit)).all()
+        sent, error = [], None
+        for row in rows:
+            try:
+                send(row)
+            except Exception as exc:
+                error = exc
+                break
+            sent.append(row.id)
+        if sent:
+            conn.execute(sa.update(_EVENTS).where(e.id.in_(sent))
+                         .values(published_at=api.utcnow()))
+        return len(sent), error
+
+
+def _beyond(conn, keep: int, limit: int) -> list[sa.Row]:
+    """Published events beyond the newest keep of their object: at most
+    limit, of the objects that have more than keep."""
+    e = _EVENTS.c
+    crowded = conn.execute(
+        sa.select(e.object_type, e.object_uuid)
+        .group_by(e.object_type, e.object_uuid)
+        .having(sa.func.count() > keep).limit(limit)).all()
+    out = []
+    for object_type, object_uuid in crowded:
+        if len(out) >= limit:
+            break
+        # Unpublished events count among the newest but are kept.
+        out.extend(r for r in conn.execute(
+            sa.select(e.id, e.seq, e.published_at)
+            .where(e.object_type == object_type,
+                   e.object_uuid == object_uuid)
+            .order_by(e.id.desc()).offset(keep).limit(limit - len(out)))
+            if r.published_at is not None and r.seq is not None)
+    return out
+
+
+def prune(before, keep: int, limit: int) -> tuple[int, int] | None:
+    """Delete at most limit published events created before before or
+    beyond the newest keep of their object, and raise the pruned cursor
+    to the highest cursor deleted, in one transaction under the lock of
+    the pruned cursor's row.
+
+    :param keep: 0 for no limit by count.
+    :returns: (how many were deleted, the pruned cursor), or None when
+        another conductor holds the lock.
+    """
+    try:
+        return _prune(before, keep, limit)
+    except db_exc.DBDuplicateEntry:
+        return None   # Another conductor made the row first.
+
+
+def _prune(before, keep: int, limit: int):
+    e = _EVENTS.c
+    with _read_committed(api.get_engine()) as conn:
+        pruned = _try_lock(conn, PRUNED)
+        if pruned is None:
+            return None
+        rows = conn.execute(
+            sa.select(e.id, e.seq)
+            .where(e.created_at < before, e.published_at.is_not(None),
+                   e.seq.is_not(None))
+            .order_by(e.seq).limit(limit)).all()
+        if keep and len(rows) < limit:
+            ids = {r.id for r in rows}
+            rows += [r for r in _beyond(conn, keep, limit - len(rows))
+                     if r.id not in ids]
+        if not rows:
+            return 0, pruned
+        conn.execute(sa.delete(_EVENTS).where(
+            e.id.in_([r.id for r in rows])))
+        pruned = max([pruned] + [r.seq for r in rows])
+        _set_cursor(conn, PRUNED, pruned)
+        return len(rows), pruned

@@ -48,9 +48,12 @@ def raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
     raise exception.NodeAlreadyExists(uuid=values.get('uuid'))
 
 
-def create_node(context, values: dict, traits=()) -> models.Node:
+def create_node(context, values: dict, traits=(), then=None
+                ) -> models.Node:
     """Create a node.
 
+    :param then: called with the session and the new node in the
+        transaction of the INSERT (to record its event).
     :raises: NodeAlreadyExists, DuplicateName
     """
     values = dict(values)
@@ -61,6 +64,8 @@ def create_node(context, values: dict, traits=()) -> models.Node:
         with api.writer(context) as session:
             session.add(node)
             session.flush()
+            if then is not None:
+                then(session, node)
     except db_exc.DBDuplicateEntry as exc:
         raise_duplicate(exc, values)
     return get_node_by_id(context, node.id)
@@ -108,7 +113,7 @@ def list_nodes(context, filters: dict, limit: int | None = None,
 
 
 def update_node(context, node: models.Node, values: dict,
-                traits=None) -> models.Node:
+                traits=None, then=None) -> models.Node:
     """Save changed fields of a node if nobody changed it meanwhile.
 
     The update is a compare-and-swap on the node's generation and on it
@@ -118,6 +123,8 @@ def update_node(context, node: models.Node, values: dict,
     (binding_db.BINDING_COLUMNS) are written by pool_conductor.binding
     only.
 
+    :param then: called with the session in the transaction of the
+        update, once it is made (to record its events).
     :raises: ConcurrentUpdate, NodeLocked, DuplicateName,
         InstanceAssociated
     """
@@ -150,6 +157,8 @@ def update_node(context, node: models.Node, values: dict,
                 raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
             if traits is not None:
                 replace_traits(session, node.id, traits)
+            if then is not None:
+                then(session)
     except db_exc.DBDuplicateEntry as exc:
         raise_duplicate(exc, {**values, 'uuid': node.uuid})
     return get_node_by_id(context, node.id)
@@ -162,27 +171,6 @@ def replace_traits(session, node_id: int, traits) -> None:
     if traits:
         session.execute(sa.insert(models.NodeTrait), [
             {'node_id': node_id, 'trait': t} for t in sorted(set(traits))])
-
-
-def set_traits(context, node: models.Node, traits) -> models.Node:
-    """Replace the traits of a node."""
-    return update_node(context, node, {}, traits=traits)
-
-
-def add_trait(context, node: models.Node, trait: str) -> models.Node:
-    current = [t.trait for t in node.traits]
-    if trait in current:
-        return node
-    return update_node(context, node, {}, traits=current + [trait])
-
-
-def remove_trait(context, node: models.Node, trait: str) -> models.Node:
-    """:raises: NodeTraitNotFound"""
-    current = [t.trait for t in node.traits]
-    if trait not in current:
-        raise exception.NodeTraitNotFound(node=node.uuid, trait=trait)
-    return update_node(context, node, {},
-                       traits=[t for t in current if t != trait])
 
 
 def delete_node(conn, node_id: int) -> None:

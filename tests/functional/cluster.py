@@ -145,6 +145,8 @@ class Cluster(fixtures.Fixture):
         self.dir = (self.directory
                     or self.useFixture(fixtures.TempDir()).path)
         exchange = 'pool-test-%s' % uuid.uuid4().hex[:8]
+        # The control exchange of every process: its RPC and notifications.
+        self.exchange = exchange
         self.procs: dict[str, subprocess.Popen] = {}
         self.modules: dict[str, str] = {}
         self.apis = ['api-%d' % i for i in range(self.api_count)]

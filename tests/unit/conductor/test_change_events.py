@@ -127,7 +127,7 @@ class PortEventsTestCase(Watched, base.APITestCase):
         self.assertEqual({('p1', 'p2')}, {(e.owner, e.lessee)
                                           for e in found})
         payload = found[1].payload
-        self.assertEqual(('PortCRUDPayload', 'ironic', '1.2'), (
+        self.assertEqual(('PortCRUDPayload', 'ironic', '1.8'), (
             payload['ironic_object.name'],
             payload['ironic_object.namespace'],
             payload['ironic_object.version']))
@@ -135,7 +135,9 @@ class PortEventsTestCase(Watched, base.APITestCase):
         self.assertEqual(
             {'uuid', 'address', 'extra', 'local_link_connection',
              'pxe_enabled', 'node_uuid', 'portgroup_uuid',
-             'physical_network', 'created_at', 'updated_at'}, set(data))
+             'physical_network', 'is_smartnic', 'name', 'description',
+             'vendor', 'category', 'available_for_dynamic_portgroup',
+             'created_at', 'updated_at'}, set(data))
         self.assertEqual((False, node.uuid, '52:54:00:00:00:01'),
                          (data['pxe_enabled'], data['node_uuid'],
                           data['address']))

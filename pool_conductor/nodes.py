@@ -1,0 +1,57 @@
+"""Changes of a node outside the binding (the node API, its traits and
+params, a provision verb), each recorded with its events in its
+transaction: Ironic's create, update, power_set, maintenance_set and
+provision_set (pool_conductor.node_events decides which)."""
+from pool_conductor.db import nodes as nodes_db
+from pool_conductor import events
+from pool_conductor import exception
+from pool_conductor import node_events
+
+
+def create(context, values: dict):
+    """Create a node (baremetal.node.create.end).
+
+    :raises: NodeAlreadyExists, DuplicateName
+    """
+    return nodes_db.create_node(
+        context, values,
+        then=lambda session, node: events.record(
+            session, node_events.created(node)))
+
+
+def update(context, node, values: dict, traits=None, message=None):
+    """Save changed fields (and traits, when given) of a node if nobody
+    changed it meanwhile, with the events of the change.
+
+    :raises: ConcurrentUpdate, NodeLocked, DuplicateName,
+        InstanceAssociated
+    """
+    changes = dict(values)
+    if traits is not None:
+        changes['traits'] = traits
+
+    def record(session):
+        events.record(session, node_events.changed(node, changes, message))
+    return nodes_db.update_node(context, node, values, traits=traits,
+                                then=record)
+
+
+def set_traits(context, node, traits):
+    """Replace the traits of a node."""
+    return update(context, node, {}, traits=list(traits))
+
+
+def add_trait(context, node, trait: str):
+    current = [t.trait for t in node.traits]
+    if trait in current:
+        return node
+    return update(context, node, {}, traits=current + [trait])
+
+
+def remove_trait(context, node, trait: str):
+    """:raises: NodeTraitNotFound"""
+    current = [t.trait for t in node.traits]
+    if trait not in current:
+        raise exception.NodeTraitNotFound(node=node.uuid, trait=trait)
+    return update(context, node, {},
+                  traits=[t for t in current if t != trait])
