@@ -37,6 +37,8 @@ class Page:
     events: list
     cursor: int
     more: bool
+    # The lowest since accepted: the events after it are retained.
+    oldest: int
 
 
 def read(context, since: int | None, filters: dict, limit: int) -> Page:
@@ -59,7 +61,7 @@ def read(context, since: int | None, filters: dict, limit: int) -> Page:
         # Every event up to the last cursor given was visible to the
         # read: the ones the filters dropped need not be read again.
         cursor = max([last, *(r.seq for r in rows)])
-    return Page(rows, cursor, more)
+    return Page(rows, cursor, more, pruned)
 
 
 class _Waiters:

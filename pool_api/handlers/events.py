@@ -139,7 +139,7 @@ def list_events():
                        params.get_limit(), _get_wait())
     return flask.jsonify(
         events=[event_to_dict(row, detail) for row in page.events],
-        cursor=page.cursor, more=page.more)
+        cursor=page.cursor, more=page.more, oldest=page.oldest)
 
 
 # History -------------------------------------------------------------------

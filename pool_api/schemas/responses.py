@@ -368,7 +368,10 @@ SCHEMAS = {
                                   'cursor given when none (a bookmark).'},
         'more': {'type': 'boolean',
                  'description': 'Whether more events follow at once.'},
-    }, required=('events', 'cursor', 'more')),
+        'oldest': {'type': 'integer',
+                   'description': 'The lowest since accepted: the events '
+                                  'after it are retained.'},
+    }, required=('events', 'cursor', 'more', 'oldest')),
     'HistoryEvent': _object(
         HISTORY_FIELDS, required=('uuid', 'created_at', 'severity', 'event',
                                   'links'),

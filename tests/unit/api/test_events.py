@@ -49,12 +49,12 @@ class WatchTestCase(base.APITestCase):
         return self.feed()['cursor']
 
     def test_without_since_the_current_cursor_and_no_event(self):
-        self.assertEqual({'events': [], 'cursor': 0, 'more': False},
-                         self.feed())
+        self.assertEqual({'events': [], 'cursor': 0, 'more': False,
+                          'oldest': 0}, self.feed())
         record(node_event('n-1'), node_event('n-2'))
         events.sequence()
-        self.assertEqual({'events': [], 'cursor': 2, 'more': False},
-                         self.feed())
+        self.assertEqual({'events': [], 'cursor': 2, 'more': False,
+                          'oldest': 0}, self.feed())
 
     def test_events_after_since_at_once_in_order(self):
         record(node_event('n-1', message='first', prev_state='a',
@@ -154,7 +154,8 @@ class WatchTestCase(base.APITestCase):
         started = time.monotonic()
         body = self.feed('since=1&wait=1')
         elapsed = time.monotonic() - started
-        self.assertEqual({'events': [], 'cursor': 1, 'more': False}, body)
+        self.assertEqual({'events': [], 'cursor': 1, 'more': False,
+                          'oldest': 0}, body)
         self.assertGreaterEqual(elapsed, 0.95)
         self.assertLess(elapsed, 2)
 
@@ -210,8 +211,9 @@ class WatchTestCase(base.APITestCase):
             message = self.assertError(
                 410, self.get('/v1/events?since=%d' % since))
             self.assertIn('after cursor 3', message)
-        self.assertEqual([4, 5], [e['cursor'] for e in
-                                  self.feed('since=3')['events']])
+        body = self.feed('since=3')
+        self.assertEqual([4, 5], [e['cursor'] for e in body['events']])
+        self.assertEqual(3, body['oldest'])
 
     def test_gone_for_a_cursor_never_given(self):
         record(node_event('n-1'))
