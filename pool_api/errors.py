@@ -54,7 +54,10 @@ def _pool_error(exc: exception.PoolException):
     if exc.code >= 500:
         LOG.warning('Request %s %s failed: %s', flask.request.method,
                     flask.request.path, exc.message)
-    return error_response(exc.code, exc.message)
+    response = error_response(exc.code, exc.message)
+    # A 429 says when to retry.
+    response.headers.update(getattr(exc, 'headers', None) or {})
+    return response
 
 
 def _http_error(exc: http_exc.HTTPException):

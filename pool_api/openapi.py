@@ -185,8 +185,13 @@ _ERRORS = {
     406: 'The requested version is not supported, or the operation or a '
          'parameter needs a newer one.',
     409: 'The change conflicts with the state of a resource.',
+    410: 'The cursor is not one of the retained events (older than the '
+         'oldest, or newer than the last given): read the state again and '
+         'watch from the cursor a request without since answers.',
     413: 'The body is larger than [oslo_middleware] '
          'max_request_body_size.',
+    429: 'The API process already holds [api] max_waiters waiting '
+         'requests: retry after the seconds of the Retry-After header.',
     503: 'The database or the conductors cannot be reached.',
 }
 
@@ -212,7 +217,8 @@ def _response_headers(versioned: bool, location: bool = False) -> dict:
 _ERROR_RESPONSES = {400: 'BadRequest', 401: 'Unauthorized',
                     403: 'Forbidden', 404: 'NotFound',
                     405: 'MethodNotAllowed', 406: 'NotAcceptable',
-                    409: 'Conflict', 413: 'RequestEntityTooLarge',
+                    409: 'Conflict', 410: 'Gone',
+                    413: 'RequestEntityTooLarge', 429: 'TooManyRequests',
                     503: 'ServiceUnavailable'}
 # Either strategy; with auth_strategy = noauth, none.
 SECURITY = [{'keystoneToken': []}, {'httpBasic': []}, {}]
@@ -364,7 +370,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims', 'metrics')],
+            'workflows', 'brokers', 'providers', 'claims', 'events',
+            'history', 'metrics')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -213,6 +213,34 @@ RULES += [
           '******.',
           [('GET', '/v1/profiles'), ('GET', '/v1/profiles/{profile_name}'),
            ('GET', NODE + '/params')]),
+    # Ironic's rule: owners, not lessees, read a node's history, which
+    # spans the leases of other projects.
+    _rule('baremetal:node:history:get',
+          '(%s) or (role:reader and project_id:%%(node.owner)s)'
+          % SYSTEM_READER,
+          'Read the history of a node: the events of its changes.',
+          [('GET', NODE + '/history'),
+           ('GET', NODE + '/history/{event_uuid}')]),
+    _rule('pool:allocation:history:get', ALLOCATION_READER,
+          'Read the history of an allocation.',
+          [('GET', ALLOC + '/history'),
+           ('GET', ALLOC + '/history/{event_uuid}')]),
+    _rule('pool:claim:history:get', CLAIM_READER,
+          'Read the history of a claim.',
+          [('GET', CLAIM + '/history'),
+           ('GET', CLAIM + '/history/{event_uuid}')]),
+    _rule('pool:pool:history:get', SYSTEM_READER,
+          'Read the history of a pool.',
+          [('GET', '/v1/pools/{pool_name}/history'),
+           ('GET', '/v1/pools/{pool_name}/history/{event_uuid}')]),
+    _rule('pool:event:list', API_READER,
+          'Read and watch the events one may see: all of them with '
+          'pool:event:list_all, else those of objects the project owns or '
+          'leases and those its requests caused.',
+          [('GET', '/v1/events')]),
+    _rule('pool:event:list_all', SYSTEM_READER,
+          'Read and watch the events of every project.',
+          [('GET', '/v1/events')]),
     # Ironic's names; the first exists for legacy reasons there.
     policy.RuleDefault(
         'show_password', '!',

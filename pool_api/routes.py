@@ -6,6 +6,7 @@ from pool_api.handlers import allocations
 from pool_api.handlers import brokers
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
+from pool_api.handlers import events
 from pool_api.handlers import metrics
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
@@ -57,6 +58,21 @@ _WRITE = (404, 409)
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
                 'errors': _WRITE}
+
+
+
+def _history(rule: str, what: str, list_handler: Callable,
+             get_handler: Callable) -> tuple[Route, Route]:
+    """The routes of the history of an object, as Ironic's of a node."""
+    return (
+        Route(rule + '/history', 'GET', list_handler,
+              Doc('List the history of %s' % what, 'history', 'HistoryList',
+                  query=('limit', 'marker', 'sort_dir'),
+                  filters=events.HISTORY_QUERY, errors=_MISSING)),
+        Route(rule + '/history/<event_uuid>', 'GET', get_handler,
+              Doc('Show an event of the history of %s' % what, 'history',
+                  'HistoryEvent', errors=_MISSING)))
+
 
 ROUTES = [
     Route('/', 'GET', root.get_root,
@@ -298,6 +314,19 @@ ROUTES = [
     Route(CLAIM, 'DELETE', claims.delete_claim,
           Doc('Delete a claim, releasing its machines', 'claims',
               status=204, errors=_WRITE)),
+
+    Route('/v1/events', 'GET', events.list_events,
+          Doc('Read the events after a cursor, waiting for new ones with '
+              'wait', 'events', 'EventPage', query=('limit',),
+              filters=events.FEED_QUERY, errors=(410, 429))),
+    *_history(NODE, 'a node', events.list_node_history,
+              events.get_node_history),
+    *_history(ALLOCATION, 'an allocation', events.list_allocation_history,
+              events.get_allocation_history),
+    *_history(POOL, 'a pool', events.list_pool_history,
+              events.get_pool_history),
+    *_history(CLAIM, 'a claim', events.list_claim_history,
+              events.get_claim_history),
 ]
 
 

@@ -10,6 +10,7 @@ import urllib.parse
 
 from keystoneauth1 import exceptions as ksa_exc
 from osc_lib import exceptions
+from oslo_utils import uuidutils
 
 LATEST_VERSION = '1.60'
 VERSION_HEADER = 'X-OpenStack-Ironic-API-Version'
@@ -312,8 +313,10 @@ class Client:
 
     def nodes_wait(self, results: list,
                    timeout: float | None = 0) -> list:
-        """Poll the nodes of a pool action's results until none is on its
-        way to a stage (Joining, Building, Destroying, Leaving).
+        """Wait until none of the nodes of a pool action's results is on
+        its way to a stage (Joining, Building, Destroying, Leaving),
+        reading them again whenever the event feed brings a change of
+        pool status.
 
         :param timeout: seconds to wait at most; 0 or None waits forever.
         :returns: the results, with each node's status now.
@@ -321,7 +324,18 @@ class Client:
         """
         deadline = time.monotonic() + timeout if timeout else None
         results = [dict(r) for r in results]
-        while True:
+        if not [r for r in results if r.get('status') in MOVING]:
+            return results
+        changes = self._changes(
+            deadline, object_type='node',
+            event_type='pool.node.pool_status_set.success')
+        for _changed in changes:
+            moving = [r for r in results if r.get('status') in MOVING]
+            for r in moving:
+                node = self.node_get(r['uuid'], fields=[
+                    'uuid', 'name', 'pool_status', 'pool_allocated'])
+                r.update(status=node.get('pool_status'),
+                         allocated=node.get('pool_allocated'))
             moving = [r for r in results if r.get('status') in MOVING]
             if not moving:
                 return results
@@ -331,12 +345,6 @@ class Client:
                     'stage: %s' % (timeout, ', '.join(
                         '%s (%s)' % (r.get('name') or r['uuid'],
                                      r['status']) for r in moving)))
-            time.sleep(self.poll_interval)
-            for r in moving:
-                node = self.node_get(r['uuid'], fields=[
-                    'uuid', 'name', 'pool_status', 'pool_allocated'])
-                r.update(status=node.get('pool_status'),
-                         allocated=node.get('pool_allocated'))
 
     def node_update(self, node: str, patch: list) -> dict:
         """Change a node with a JSON Patch."""
@@ -449,7 +457,9 @@ class Client:
         self.delete(_path('claims', claim))
 
     def claim_wait(self, claim: str, timeout: float | None = 0) -> dict:
-        """Poll a claim until it is no longer ``pending``.
+        """Wait until a claim is no longer ``pending``, reading it again
+        whenever the event feed brings one of its events (and at least
+        every 5 seconds: a claim's state also follows its machines).
 
         :param timeout: seconds to wait at most; 0 or None waits forever.
         :returns: the claim, ``bound``, ``ready``, ``error`` or
@@ -457,7 +467,11 @@ class Client:
         :raises: PoolClientError on timeout
         """
         deadline = time.monotonic() + timeout if timeout else None
-        while True:
+        changes = self._changes(deadline, round_wait=5,
+                                object_type='claim',
+                                object_uuid=self._uuid_of(claim,
+                                                          self.claim_get))
+        for _changed in changes:
             result = self.claim_get(claim)
             if result.get('state') != CLAIM_PENDING:
                 return result
@@ -465,7 +479,6 @@ class Client:
                 raise PoolClientError(
                     'Claim %s is still pending after %s seconds'
                     % (result.get('uuid', claim), timeout))
-            time.sleep(self.poll_interval)
 
     # Ports -----------------------------------------------------------------
 
@@ -511,14 +524,19 @@ class Client:
 
     def allocation_wait(self, allocation: str,
                         timeout: float | None = 0) -> dict:
-        """Poll an allocation until it is no longer ``allocating``.
+        """Wait until an allocation is no longer ``allocating``: read it
+        again whenever the event feed brings one of its events (polling
+        a server without the feed).
 
         :param timeout: seconds to wait at most; 0 or None waits forever.
         :returns: the allocation, ``active`` or ``error``.
         :raises: PoolClientError on timeout
         """
         deadline = time.monotonic() + timeout if timeout else None
-        while True:
+        changes = self._changes(deadline, object_type='allocation',
+                                object_uuid=self._uuid_of(
+                                    allocation, self.allocation_get))
+        for _changed in changes:
             result = self.allocation_get(allocation)
             if result.get('state') != ALLOCATING:
                 return result
@@ -526,4 +544,121 @@ class Client:
                 raise PoolClientError(
                     'Allocation %s is still allocating after %s seconds'
                     % (result.get('uuid', allocation), timeout))
-            time.sleep(self.poll_interval)
+
+    # Events ----------------------------------------------------------------
+
+    def event_page(self, since: int | None = None,
+                   wait: float | None = None, limit: int | None = None,
+                   **filters) -> dict:
+        """One page of the event feed: {"events", "cursor", "more",
+        "oldest"}; without since, no events and the current cursor.
+
+        :param wait: seconds the server may hold the request when no
+            event follows since.
+        :param filters: object_type, object_uuid, event_type,
+            event_type_prefix, level (the lowest shown), request_id,
+            detail.
+        """
+        params = dict(filters, since=since, limit=limit)
+        if wait:
+            # The API takes decimals, not exponents.
+            params['wait'] = '%.3f' % wait
+        return self.get('/v1/events', params=params)
+
+    def event_list(self, since: int | None = None,
+                   limit: int | None = None, **filters) -> list:
+        """The events after since (from the oldest retained when None),
+        following the cursor to the last one, at most limit of them."""
+        if since is None:
+            since = self.event_page(**filters)['oldest']
+        items: list = []
+        while True:
+            try:
+                body = self.event_page(since=since, limit=limit, **filters)
+            except PoolClientError as exc:
+                if exc.status_code != 410 or items:
+                    raise
+                # Retention deleted them meanwhile: from what is left.
+                since = self.event_page(**filters)['oldest']
+                continue
+            items.extend(body['events'])
+            since = body['cursor']
+            if limit and len(items) >= limit:
+                return items[:limit]
+            if not body['more']:
+                return items
+
+    def event_watch(self, since: int | None = None, wait: float = 30,
+                    **filters):
+        """Yield the events after since (from now when None) as they come,
+        for ever; the server holds each request up to wait seconds.
+
+        :raises: PoolClientError with status 410 when the events after
+            since were deleted before they were read.
+        """
+        if since is None:
+            since = self.event_page(**filters)['cursor']
+        while True:
+            body = self.event_page(since=since, wait=wait, **filters)
+            yield from body['events']
+            since = body['cursor']
+
+    def _uuid_of(self, ident: str, get) -> str:
+        """The UUID of an object named by name or UUID."""
+        if uuidutils.is_uuid_like(ident):
+            return ident
+        return get(ident)['uuid']
+
+    def _changes(self, deadline: float | None, round_wait: float = 30,
+                 **filters):
+        """Yield once at once, then each time the event feed brings an
+        event that passes filters (or after round_wait seconds without
+        one, or once the deadline passed): a wait reads its object again
+        each time. Against a server without the feed (404), or one with
+        all its waiting requests taken (429), it polls every
+        poll_interval instead.
+        """
+        try:
+            # The cursor comes first: a change after it is not missed.
+            cursor = self.event_page(**filters)['cursor']
+        except PoolClientError as exc:
+            if exc.status_code != 404:
+                raise
+            cursor = None
+        yield
+        while True:
+            if deadline is None:
+                wait = round_wait
+            else:
+                wait = min(round_wait, max(0.0, deadline - time.monotonic()))
+            if cursor is None or wait <= 0:
+                time.sleep(min(self.poll_interval, wait) if wait > 0
+                           else 0)
+            else:
+                try:
+                    cursor = self.event_page(since=cursor, wait=wait,
+                                             **filters)['cursor']
+                except PoolClientError as exc:
+                    if exc.status_code == 410:
+                        cursor = self.event_page(**filters)['cursor']
+                    elif exc.status_code == 429:
+                        time.sleep(min(self.poll_interval, wait))
+                    else:
+                        raise
+            yield
+
+    # History ---------------------------------------------------------------
+
+    def history_list(self, kind: str, ident: str, detail: bool = False,
+                     limit: int | None = None, marker: str | None = None,
+                     sort_dir: str | None = None) -> list:
+        """The history of a node, allocation, pool or claim (kind is the
+        collection: nodes, allocations, pools, claims), oldest first."""
+        params = {'detail': detail or None, 'marker': marker,
+                  'sort_dir': sort_dir}
+        collection = _path(kind, ident, 'history')[len('/v1/'):]
+        return self._list(collection, 'history', params, limit)
+
+    def history_get(self, kind: str, ident: str, event: str) -> dict:
+        """One event of the history of an object."""
+        return self.get(_path(kind, ident, 'history', event))

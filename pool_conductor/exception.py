@@ -101,6 +101,10 @@ class ConductorNotFound(NotFound):
     """Conductor %(conductor)s could not be found."""
 
 
+class EventNotFound(NotFound):
+    """Event %(event)s of %(kind)s %(name)s could not be found."""
+
+
 class NodeTraitNotFound(NotFound):
     """Node %(node)s does not have trait %(trait)s."""
 
@@ -210,6 +214,27 @@ class ObjectInUse(Conflict):
 class InsufficientNodes(Conflict):
     """Pool %(pool)s has %(found)s free nodes matching the request, %(count)s
     were requested; nothing was allocated."""
+
+
+class CursorExpired(PoolException):
+    """Cursor %(since)s is not one of the retained events: they start
+    after cursor %(pruned)s and end at cursor %(last)s. Read the current
+    state again, then watch from the cursor a request without since
+    answers."""
+
+    code = http.GONE
+
+
+class TooManyWatchers(PoolException):
+    """This API process already holds %(count)s requests waiting for
+    events ([api] max_waiters); retry after %(retry)s seconds, or read
+    without wait."""
+
+    code = http.TOO_MANY_REQUESTS
+
+    @property
+    def headers(self) -> dict:
+        return {'Retry-After': str(self.kwargs.get('retry', 1))}
 
 
 class NoValidHost(PoolException):

@@ -9,6 +9,7 @@ from oslotest import base
 from pool_api import app as pool_app
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
+from pool_conductor import events
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 
@@ -53,6 +54,9 @@ class TestCase(base.BaseTestCase):
                     auth_strategy='noauth')
         self.db = self.useFixture(Database())
         self.context = pool_context.get_admin_context()
+        # The last cursor this process saw is of the previous test's
+        # database.
+        self.patch(events, '_last_seen', 0)
 
     def create_node(self, **values):
         from pool_conductor.db import nodes as nodes_db

@@ -65,7 +65,7 @@ def _node_for_request(ident: str):
         raise exception.InvalidParameterValue(err=exc.message) from None
 
 
-def _get_allocation(ident: str, rule: str):
+def get_authorized(ident: str, rule: str):
     """The allocation of a request, if the caller may do rule on it.
 
     :raises: AllocationNotFound (also for one the caller may not see),
@@ -186,7 +186,7 @@ def list_allocations():
 
 def get_allocation(allocation_ident):
     _require_allocations_api()
-    alloc = _get_allocation(allocation_ident, 'baremetal:allocation:get')
+    alloc = get_authorized(allocation_ident, 'baremetal:allocation:get')
     fields = params.get_fields(_visible_fields())
     return flask.jsonify(to_dict(alloc, fields))
 
@@ -199,7 +199,7 @@ def update_allocation(allocation_ident):
         raise exception.MethodNotAllowed(
             what='Updating an allocation',
             version='1.%d' % microversion.ALLOCATION_UPDATE)
-    alloc = _get_allocation(allocation_ident, 'baremetal:allocation:update')
+    alloc = get_authorized(allocation_ident, 'baremetal:allocation:update')
     patch = validation.json_body()
     context = flask.g.context
     before = to_dict(alloc)
@@ -225,7 +225,7 @@ def update_allocation(allocation_ident):
 def delete_allocation(allocation_ident):
     """Delete an allocation and release its node."""
     _require_allocations_api()
-    alloc = _get_allocation(allocation_ident, 'baremetal:allocation:delete')
+    alloc = get_authorized(allocation_ident, 'baremetal:allocation:delete')
     _not_of_claim(alloc, 'delete')
     allocations.destroy(flask.g.context, alloc.uuid)
     return '', 204

@@ -53,7 +53,7 @@ def _show(claim, fields=None, status: int = 200):
     return response
 
 
-def _get_claim(ident: str, rule: str):
+def get_authorized(ident: str, rule: str):
     """The claim of a request, if the caller may do rule on it.
 
     :raises: ClaimNotFound (also for one the caller may not see),
@@ -127,14 +127,14 @@ def list_claims():
 
 
 def get_claim(claim_ident):
-    claim = _get_claim(claim_ident, 'pool:claim:get')
+    claim = get_authorized(claim_ident, 'pool:claim:get')
     return _show(claim, params.get_fields(FIELDS))
 
 
 def update_claim(claim_ident):
     """Change the lifespan_end of a claim, or the templates of its bound
     resources within its providers' update_filters (JSON Patch)."""
-    claim = _get_claim(claim_ident, 'pool:claim:update')
+    claim = get_authorized(claim_ident, 'pool:claim:update')
     context = flask.g.context
     before = {'lifespan_end': render.timestamp(claim.lifespan_end),
               'resources': claim.resources}
@@ -176,7 +176,7 @@ def update_claim(claim_ident):
 
 def delete_claim(claim_ident):
     """Delete a claim and release its machines."""
-    claim = _get_claim(claim_ident, 'pool:claim:delete')
+    claim = get_authorized(claim_ident, 'pool:claim:delete')
     claims.destroy(flask.g.context, claim,
                    flask.current_app.config['RPCAPI'])
     return '', 204

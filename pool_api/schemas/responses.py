@@ -10,6 +10,7 @@ from pool_api import microversion
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_conductor import deploy_checks
+from pool_conductor import events
 from pool_conductor import states
 
 
@@ -170,6 +171,46 @@ CLAIM_FIELDS = {
 }
 
 
+_NULLABLE_INTEGER = {'type': ['integer', 'null']}
+EVENT_FIELDS = {
+    'cursor': {'type': 'integer',
+               'description': 'The place of the event in the feed.'},
+    'uuid': STRING,
+    'created_at': _TIMESTAMP,
+    'object_type': STRING,
+    'object_uuid': STRING,
+    'object_name': _NULLABLE_STRING,
+    'event_type': STRING,
+    'level': {'type': 'string', 'enum': list(events.LEVELS)},
+    'prev_state': _NULLABLE_STRING,
+    'state': _NULLABLE_STRING,
+    'message': _NULLABLE_STRING,
+    'request_id': _NULLABLE_STRING,
+    'user': _NULLABLE_STRING,
+    'project': _NULLABLE_STRING,
+    'conductor': _NULLABLE_STRING,
+    'payload': {'type': 'object',
+                'description': 'The object after the change, versioned '
+                               '(detail=true only).'},
+}
+HISTORY_FIELDS = {
+    'uuid': STRING,
+    'created_at': _TIMESTAMP,
+    'severity': {'type': 'string',
+                 'enum': [level.upper() for level in events.LEVELS]},
+    'event_type': STRING,
+    'event': STRING,
+    'conductor': _NULLABLE_STRING,
+    'user': _NULLABLE_STRING,
+    'project': _NULLABLE_STRING,
+    'prev_state': _NULLABLE_STRING,
+    'state': _NULLABLE_STRING,
+    'request_id': _NULLABLE_STRING,
+    'cursor': _NULLABLE_INTEGER,
+    'links': _LINKS,
+}
+
+
 def _named(fields: dict, collection: str, item: str) -> dict:
     return {item: _object(fields, required=tuple(fields)),
             item + 'List': _object({
@@ -319,4 +360,30 @@ SCHEMAS = {
         'name': _NULLABLE_STRING, 'uuid': STRING},
         required=('status', 'allocated', 'name', 'uuid'))},
     'OpenAPI': {'type': 'object', 'required': ['openapi', 'info', 'paths']},
+    'EventPage': _object({
+        'events': {'type': 'array', 'items': _object(
+            EVENT_FIELDS, required=tuple(f for f in EVENT_FIELDS
+                                         if f != 'payload'))},
+        'cursor': {'type': 'integer',
+                   'description': 'The since of the next request: the '
+                                  'last event of the page, or the last '
+                                  'cursor given when none (a bookmark).'},
+        'more': {'type': 'boolean',
+                 'description': 'Whether more events follow at once.'},
+        'oldest': {'type': 'integer',
+                   'description': 'The lowest since accepted: the events '
+                                  'after it are retained.'},
+    }, required=('events', 'cursor', 'more', 'oldest')),
+    'HistoryEvent': _object(
+        HISTORY_FIELDS, required=('uuid', 'created_at', 'severity', 'event',
+                                  'links'),
+        description='An event of the history of an object, in the shape '
+                    'of Ironic\'s node history (API 1.78): uuid, '
+                    'created_at, severity and event in a list, every field '
+                    'with detail=true and for one event.'),
+    'HistoryList': _object({
+        'history': {'type': 'array', 'items': _ref('HistoryEvent')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('history',)),
 }

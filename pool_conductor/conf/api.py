@@ -80,6 +80,32 @@ opts = [
                       'a client that has not sent its request line and '
                       'headers this long after their first byte, and '
                       'closes connections idle for this long.'),
+    cfg.FloatOpt('max_watch_wait',
+                 default=60.0,
+                 min=0,
+                 help='The longest a request to GET /v1/events waits for '
+                      'new events (its wait parameter is capped to it) '
+                      'before it answers an empty page with the cursor. 0 '
+                      'answers at once.'),
+    cfg.FloatOpt('watch_poll_interval',
+                 default=0.5,
+                 min=0.01,
+                 help='Seconds between two looks of an API process for new '
+                      'events while requests to GET /v1/events wait: it '
+                      'gives cursors to committed events (as conductors '
+                      'do) and, on MariaDB and SQLite, reads the last '
+                      'cursor given. On PostgreSQL the waiting requests '
+                      'wake as soon as a cursor is given (LISTEN '
+                      'pool_events).'),
+    cfg.IntOpt('max_waiters',
+               default=8,
+               min=0,
+               help='The most requests to GET /v1/events an API process '
+                    'holds at once, waiting for events; one more is '
+                    'answered 429 with a Retry-After header. A waiting '
+                    'request holds a request thread: at most [api] threads '
+                    'minus one wait, so that a thread is always left for '
+                    'other requests.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of the API, used in links of responses. '
                     'Defaults to the URL of the incoming request.'),

@@ -1,12 +1,14 @@
 """Statements of the event records: insert, sequence, read, publish,
 prune."""
 import contextlib
+import select
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from pool_conductor.db import api
 from pool_conductor.db import models
+from pool_conductor import exception
 
 _EVENTS = models.Event.__table__
 _CURSORS = models.EventCursor.__table__
@@ -246,3 +248,108 @@ def _prune(before, keep: int, limit: int):
         pruned = max([pruned] + [r.seq for r in rows])
         _set_cursor(conn, PRUNED, pruned)
         return len(rows), pruned
+
+
+def page(context, since: int | None, filters: dict, limit: int
+         ) -> tuple[int, int, list[sa.Row]]:
+    """The cursors and the sequenced events after since, read in one
+    transaction (one snapshot on MariaDB): every event with a cursor up
+    to the last given is visible to the read of the events.
+
+    :param since: None for the last cursor given (no events then).
+    :returns: (the last cursor given, the last pruned, at most limit
+        events above since in cursor order).
+    """
+    with api.reader(context) as session:
+        values = dict(session.execute(sa.select(
+            _CURSORS.c.name, _CURSORS.c.value).where(
+                _CURSORS.c.name.in_((SEQUENCE, PRUNED)))).all())
+        last, pruned = values.get(SEQUENCE) or 0, values.get(PRUNED) or 0
+        if since is None or since >= last or since < pruned:
+            return last, pruned, []
+        q = sa.select(_EVENTS).where(_EVENTS.c.seq > since)
+        return last, pruned, session.execute(_filtered(q, filters).order_by(
+            _EVENTS.c.seq).limit(limit)).all()
+
+
+def _of_object(q, object_type: str, object_uuid: str | None,
+               object_name: str | None):
+    e = _EVENTS.c
+    q = q.where(e.object_type == object_type)
+    if object_uuid is not None:
+        return q.where(e.object_uuid == object_uuid)
+    return q.where(e.object_name == object_name)
+
+
+def history(context, object_type: str, object_uuid: str | None = None,
+            object_name: str | None = None, marker: str | None = None,
+            limit: int = 1000, descending: bool = False) -> list[sa.Row]:
+    """The events of one object (by UUID, else by name), sequenced or
+    not, in the order they were recorded.
+
+    :param marker: the UUID of the last event of the previous page.
+    :raises: EventNotFound for a marker that is not an event of the
+        object.
+    """
+    e = _EVENTS.c
+    with api.reader(context) as session:
+        q = _of_object(sa.select(_EVENTS), object_type, object_uuid,
+                       object_name)
+        if marker is not None:
+            marker_id = session.execute(_of_object(
+                sa.select(e.id), object_type, object_uuid, object_name)
+                .where(e.uuid == marker)).scalar()
+            if marker_id is None:
+                raise exception.EventNotFound(
+                    event=marker, kind=object_type,
+                    name=object_uuid or object_name)
+            q = q.where(e.id < marker_id if descending else e.id > marker_id)
+        order = e.id.desc() if descending else e.id
+        return session.execute(q.order_by(order).limit(limit)).all()
+
+
+def get_of_object(context, event_uuid: str, object_type: str,
+                  object_uuid: str | None = None,
+                  object_name: str | None = None) -> sa.Row:
+    """One event of an object.
+
+    :raises: EventNotFound
+    """
+    with api.reader(context) as session:
+        row = session.execute(_of_object(
+            sa.select(_EVENTS), object_type, object_uuid, object_name)
+            .where(_EVENTS.c.uuid == event_uuid)).first()
+    if row is None:
+        raise exception.EventNotFound(event=event_uuid, kind=object_type,
+                                      name=object_uuid or object_name)
+    return row
+
+
+CHANNEL = 'pool_events'
+
+
+def listen(stop, seen, timeout: float, on_connect) -> None:
+    """On PostgreSQL, hand every cursor the sequencers announce
+    (pg_notify on CHANNEL) to seen(cursor), until stop() is true; on a
+    connection of its own, opened here and closed on return.
+
+    :param timeout: the longest a wait for a notification lasts, after
+        which stop() is asked again.
+    :param on_connect: called once listening, with the last cursor given
+        (what was sequenced while nobody listened).
+    """
+    engine = api.get_engine()
+    with engine.connect().execution_options(
+            isolation_level='AUTOCOMMIT') as conn:
+        conn.exec_driver_sql('LISTEN %s' % CHANNEL)
+        on_connect(cursor(conn))
+        driver = conn.connection.driver_connection
+        while not stop():
+            if not select.select([driver], [], [], timeout)[0]:
+                continue
+            driver.poll()
+            values = [n.payload for n in driver.notifies]
+            driver.notifies.clear()
+            for value in values:
+                if value.isdigit():
+                    seen(int(value))

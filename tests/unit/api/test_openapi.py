@@ -188,7 +188,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
         links = (self.document['paths']['/v1/allocations']['post']
                  ['responses']['201']['links'])
         self.assertEqual({'get_allocation', 'update_allocation',
-                          'delete_allocation'}, set(links))
+                          'delete_allocation', 'list_allocation_history'},
+                         set(links))
 
     def test_openapi_path(self):
         self.assertEqual(
@@ -486,6 +487,25 @@ class OpenAPIResponsesTestCase(base.APITestCase):
                          status=200)
         self.assertEqual('error', resp.get_json()['state'])
         self.assertTrue(resp.get_json()['last_error'])
+
+    def test_events_and_history(self):
+        self.create_node(name='n1')
+        alloc = self.call('POST', '/v1/allocations',
+                          {'resource_class': 'baremetal'},
+                          status=201).get_json()
+        self.run_casts()
+        for query in ('', '?since=0', '?since=0&detail=true&limit=1',
+                      '?wait=0.1&object_type=node'):
+            self.call('GET', '/v1/events' + query, status=200)
+        self.call('GET', '/v1/events?since=99', status=410)
+        self.call('GET', '/v1/events?wait=-1', status=400)
+        path = '/v1/allocations/%s/history' % alloc['uuid']
+        history = self.call('GET', path + '?limit=1', status=200).get_json()
+        self.assertIn('next', history)
+        self.call('GET', path + '?detail=true', status=200)
+        self.call('GET', path + '/' + history['history'][0]['uuid'],
+                  status=200)
+        self.call('GET', path + '/' + alloc['uuid'], status=404)
 
     def test_errors(self):
         resp = self.call('GET', '/v1/nodes/missing', status=404)

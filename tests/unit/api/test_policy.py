@@ -12,10 +12,13 @@ from pool_api import auth
 from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
+from pool_conductor import events
 from pool_conductor import ports
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import events as events_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
@@ -169,6 +172,17 @@ CASES = [
     ('PATCH', '/v1/claims/{claim}',
      [{'op': 'add', 'path': '/lifespan_end', 'value': None}], WRITE_ALLOC),
     ('DELETE', '/v1/claims/{claim}', None, WRITE_ALLOC),
+    # Events are filtered to the caller's project; histories are read as
+    # their objects are (a node's by its owner, not its lessee).
+    ('GET', '/v1/events', None, ANY_READER),
+    ('GET', '/v1/nodes/{node}/history', None, READ_NODE),
+    ('GET', '/v1/nodes/{node}/history/{event}', None, READ_NODE),
+    ('GET', '/v1/allocations/{alloc}/history', None, READ_ALLOC),
+    ('GET', '/v1/allocations/{alloc}/history/{event}', None, READ_ALLOC),
+    ('GET', '/v1/claims/{claim}/history', None, READ_ALLOC),
+    ('GET', '/v1/claims/{claim}/history/{event}', None, READ_ALLOC),
+    ('GET', '/v1/pools/{pools}/history', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/pools/{pools}/history/{event}', None, SYSTEM_READER_ONLY),
 ]
 
 
@@ -191,7 +205,8 @@ def _placeholders(rule: str) -> str:
                         ('<workflow_name>', '{workflows}'),
                         ('<broker_name>', '{brokers}'),
                         ('<provider_name>', '{providers}'),
-                        ('<claim_ident>', '{claim}')):
+                        ('<claim_ident>', '{claim}'),
+                        ('<event_uuid>', '{event}')):
         rule = rule.replace(name, value)
     return rule
 
@@ -250,7 +265,23 @@ class PolicyTestCase(base.APITestCase):
             ids['alloc'] = allocations_db.create_allocation(self.context, {
                 'owner': PROJECT, 'state': 'error',
                 'resource_class': 'rc'}).uuid
+        if '{event}' in path:
+            ids['event'] = self.record_event(path, ids)
         return ids
+
+    def record_event(self, path: str, ids: dict) -> str:
+        """An event of the object of a history path."""
+        kind = path.split('/')[2]
+        object_type, placeholder = {
+            'nodes': ('node', 'node'), 'allocations': ('allocation', 'alloc'),
+            'claims': ('claim', 'claim'), 'pools': ('pool', 'pools')}[kind]
+        ident = ids.get(placeholder) or ids.get('used')
+        event = events.Event(object_type, ident, 'pool.test.end',
+                             object_name=ident)
+        with db_api.writer(self.context) as session:
+            events.record(session, [event])
+        return events_db.history(self.context, object_type,
+                                 object_name=ident)[-1].uuid
 
     def as_persona(self, persona: str, method: str, path: str, body=None):
         return self.request(method, path, body, headers=PERSONAS[persona])

@@ -72,22 +72,24 @@ class TestClientClaims(oslotest_base.BaseTestCase):
                          self.session.calls[2][2]['params'])
 
     def test_wait_until_bound(self):
-        c = self.client(test_client.response(200, claim()),
+        c = self.client(test_client.ironic_error(404, 'Not found'),
+                        test_client.response(200, claim()),
                         test_client.response(200, claim()),
                         test_client.response(200, claim(state='bound')))
-        self.assertEqual('bound', c.claim_wait('web')['state'])
-        self.assertEqual(3, len(self.session.calls))
+        self.assertEqual('bound', c.claim_wait(CLAIM_UUID)['state'])
+        self.assertEqual(4, len(self.session.calls))
         self.assertEqual(2, self.sleep.call_count)
 
     def test_wait_timeout(self):
-        c = self.client(*[test_client.response(200, claim())] * 3)
+        c = self.client(test_client.ironic_error(404, 'Not found'),
+                        *[test_client.response(200, claim())] * 3)
         with mock.patch.object(client.time, 'monotonic',
-                               side_effect=[100, 101, 106]):
+                               side_effect=[100, 101, 106, 106]):
             exc = self.assertRaises(client.PoolClientError, c.claim_wait,
-                                    'web', timeout=5)
+                                    CLAIM_UUID, timeout=5)
         self.assertEqual('Claim %s is still pending after 5 seconds'
                          % CLAIM_UUID, str(exc))
-        self.assertEqual(2, len(self.session.calls))
+        self.assertEqual(3, len(self.session.calls))
 
 
 class TestCreateClaim(base.TestCommand):

@@ -1,7 +1,7 @@
 """pool_client.client: requests, error decoding, pagination, waits."""
 import json
-from unittest import mock
 
+import fixtures
 from keystoneauth1 import exceptions as ksa_exc
 from oslotest import base
 import requests
@@ -403,46 +403,68 @@ class TestResources(base.BaseTestCase):
         ], [self.call(i) for i in range(5)])
 
 
-class TestWait(base.BaseTestCase):
+ALLOC = '5e9f2a3c-7a51-4c1e-9d8b-3c1e2f9a4b21'
+
+
+class FakeClock:
+    """time.monotonic and time.sleep of the client: sleeping moves the
+    clock on."""
+
+    def __init__(self, test):
+        self.now = 100.0
+        self.sleeps = []
+        test.useFixture(fixtures.MockPatchObject(
+            client.time, 'monotonic', side_effect=lambda: self.now))
+        test.useFixture(fixtures.MockPatchObject(
+            client.time, 'sleep', side_effect=self.sleep))
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+class TestWaitPolling(base.BaseTestCase):
+    """Waits against a server without the event feed: polls."""
 
     def setUp(self):
         super().setUp()
-        patcher = mock.patch.object(client.time, 'sleep', autospec=True)
-        self.sleep = patcher.start()
-        self.addCleanup(patcher.stop)
+        self.clock = FakeClock(self)
 
     def test_wait_until_active(self):
         session = FakeSession(
-            response(200, {'uuid': 'a', 'state': 'allocating'}),
-            response(200, {'uuid': 'a', 'state': 'allocating'}),
-            response(200, {'uuid': 'a', 'state': 'active'}))
+            ironic_error(404, 'The resource could not be found.'),
+            response(200, {'uuid': ALLOC, 'state': 'allocating'}),
+            response(200, {'uuid': ALLOC, 'state': 'allocating'}),
+            response(200, {'uuid': ALLOC, 'state': 'active'}))
         c = client.Client(session, ENDPOINT, poll_interval=0.5)
-        self.assertEqual('active', c.allocation_wait('a')['state'])
-        self.assertEqual(3, len(session.calls))
-        self.sleep.assert_called_with(0.5)
-        self.assertEqual(2, self.sleep.call_count)
+        self.assertEqual('active', c.allocation_wait(ALLOC)['state'])
+        self.assertEqual(ENDPOINT + '/v1/events', session.calls[0][1])
+        self.assertEqual(4, len(session.calls))
+        self.assertEqual([0.5, 0.5], self.clock.sleeps)
 
     def test_wait_error_returns(self):
         session = FakeSession(
-            response(200, {'uuid': 'a', 'state': 'error',
+            ironic_error(404, 'The resource could not be found.'),
+            response(200, {'uuid': ALLOC, 'state': 'error',
                            'last_error': 'no nodes'}))
         c = client.Client(session, ENDPOINT)
-        self.assertEqual('error', c.allocation_wait('a', timeout=5)['state'])
+        self.assertEqual('error',
+                         c.allocation_wait(ALLOC, timeout=5)['state'])
 
     def test_wait_timeout(self):
         session = FakeSession(
-            *[response(200, {'uuid': 'a', 'state': 'allocating'})] * 3)
-        c = client.Client(session, ENDPOINT)
-        with mock.patch.object(client.time, 'monotonic',
-                               side_effect=[100, 101, 106]):
-            exc = self.assertRaises(client.PoolClientError,
-                                    c.allocation_wait, 'a', timeout=5)
-        self.assertEqual('Allocation a is still allocating after 5 seconds',
-                         str(exc))
-        self.assertEqual(2, len(session.calls))
+            ironic_error(404, 'The resource could not be found.'),
+            *[response(200, {'uuid': ALLOC, 'state': 'allocating'})] * 10)
+        c = client.Client(session, ENDPOINT, poll_interval=2)
+        exc = self.assertRaises(client.PoolClientError,
+                                c.allocation_wait, ALLOC, timeout=5)
+        self.assertEqual('Allocation %s is still allocating after 5 seconds'
+                         % ALLOC, str(exc))
+        self.assertEqual([2, 2, 1], self.clock.sleeps)
 
     def test_nodes_wait_polls_the_moving_nodes(self):
         session = FakeSession(
+            ironic_error(404, 'The resource could not be found.'),
             response(200, {'uuid': 'b', 'name': 'nb',
                            'pool_status': 'Building',
                            'pool_allocated': True}),
@@ -457,21 +479,20 @@ class TestWait(base.BaseTestCase):
         self.assertEqual([('na', 'InUse'), ('nb', 'InUse')],
                          [(r['name'], r['status']) for r in results])
         # Only the node on its way is read again.
-        self.assertEqual(2, len(session.calls))
+        self.assertEqual(3, len(session.calls))
         self.assertTrue(all(call[1] == ENDPOINT + '/v1/nodes/b'
-                            for call in session.calls))
+                            for call in session.calls[1:]))
 
     def test_nodes_wait_timeout_names_the_nodes(self):
         session = FakeSession(
-            response(200, {'uuid': 'b', 'name': 'nb',
-                           'pool_status': 'Destroying',
-                           'pool_allocated': False}))
-        c = client.Client(session, ENDPOINT)
-        with mock.patch.object(client.time, 'monotonic',
-                               side_effect=[100, 101, 106]):
-            exc = self.assertRaises(
-                client.PoolClientError, c.nodes_wait,
-                [{'uuid': 'b', 'name': 'nb', 'status': 'Building'}],
-                timeout=5)
+            ironic_error(404, 'The resource could not be found.'),
+            *[response(200, {'uuid': 'b', 'name': 'nb',
+                             'pool_status': 'Destroying',
+                             'pool_allocated': False})] * 10)
+        c = client.Client(session, ENDPOINT, poll_interval=2)
+        exc = self.assertRaises(
+            client.PoolClientError, c.nodes_wait,
+            [{'uuid': 'b', 'name': 'nb', 'status': 'Building'}],
+            timeout=5)
         self.assertEqual('After 5 seconds these nodes have not reached '
                          'their stage: nb (Destroying)', str(exc))
