@@ -191,7 +191,7 @@ _ERRORS = {
 }
 
 _DESCRIPTIONS = {200: 'OK', 201: 'Created', 202: 'Accepted',
-                 204: 'No content'}
+                 204: 'No content', 303: 'See other'}
 
 
 def _response_headers(versioned: bool, location: bool = False) -> dict:
@@ -364,7 +364,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims', 'metrics')],
+            'workflows', 'brokers', 'providers', 'claims', 'metrics',
+            'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,
         'components': {
