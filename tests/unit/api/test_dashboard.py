@@ -1,6 +1,7 @@
 """The dashboard: the page matches GET /v1/fleet, escapes what it shows,
 its headers, and its login with http_basic and keystone."""
 import html.parser
+import json
 import os
 import time
 
@@ -80,7 +81,8 @@ class NoauthDashboardTestCase(base.APITestCase):
                             ('power_state', 'power_states'),
                             ('maintenance', 'maintenance')):
             for row in document['nodes'][rows]:
-                keys['nodes.%s.%s' % (field, row['value'])] = row
+                value = json.dumps(row['value']).strip('"')
+                keys['nodes.%s.%s' % (field, value)] = row
         for row in document['claims']['states']:
             keys['claims.state.%s' % row['value']] = row
         for key, count in keys.items():
