@@ -251,6 +251,11 @@ def _responses(op: Doc, public: bool) -> dict:
         success['content'] = {op.media: {'schema': _schema_ref(
             op.response)}}
     responses = {str(op.status): success}
+    if op.status == 303:
+        # What a client that follows the redirect gets: the dashboard.
+        responses['200'] = {
+            'description': 'The page the redirect leads to.',
+            'content': {'text/html': {'schema': _schema_ref('Page')}}}
     codes = set(op.errors)
     if op.versioned:
         codes |= {400, 406, 503}

@@ -92,7 +92,10 @@ def show_dashboard():
 
 def _see_dashboard(cookie: str | None = None,
                    logout: bool = False) -> flask.Response:
-    response = flask.redirect(session.PREFIX, 303)
+    # No body: the browser goes on to the page.
+    response = flask.Response(status=303)
+    del response.headers['Content-Type']
+    response.headers['Location'] = session.PREFIX
     response.headers.update(HEADERS)
     if cookie is not None or logout:
         response.headers['Set-Cookie'] = session.cookie_header(
