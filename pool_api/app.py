@@ -10,7 +10,7 @@ from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 
-from pool_api import auth
+from pool_api.dashboard import session as dashboard_session
 from pool_api import errors
 from pool_api import microversion
 from pool_api import params
@@ -27,7 +27,8 @@ from pool_conductor import rpcapi
 LOG = log.getLogger(__name__)
 
 # Requests to these paths ignore version headers, as Ironic's root does.
-_UNVERSIONED = ('/', '/v1/openapi.json', '/metrics')
+_UNVERSIONED = ('/', '/v1/openapi.json', '/metrics',
+                *dashboard_session.PATHS)
 HEALTHCHECK_PATH = '/healthz'
 # Identifiers in paths: names and UUIDs, traits, hostnames.
 MAX_IDENT_LENGTH = 255
@@ -292,7 +293,7 @@ class _RequestLog:
 
 def _middleware(app):
     """The WSGI pipeline around the application, outermost last."""
-    app = auth.wrap(app)
+    app = dashboard_session.wrap(app)
     app = _BodySizeLimit(app)
     app = _Healthcheck(app)
     app = _RequestLog(app)

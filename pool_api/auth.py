@@ -146,6 +146,21 @@ class BasicAuth:
                 self._checked.popitem(last=False)
         return result
 
+    def check_password(self, user: str, password: str) -> bool:
+        """Whether a user of the file has this password (the checks of
+        a request's header, its cache and its cost included)."""
+        if ':' in user:
+            return False
+        value = base64.b64encode(('%s:%s' % (user, password)).encode())
+        return self._check('Basic ' + value.decode()) == user
+
+    def digest(self, user: str) -> bytes | None:
+        """The hash of a user's password in the file as it is now, None
+        for a user it does not have."""
+        self._reload_if_changed()
+        with self._lock:
+            return self.users.get(user)
+
     def __call__(self, environ: dict, start_response):
         header = environ.get('HTTP_AUTHORIZATION')
         user = self._check(header) if header else None

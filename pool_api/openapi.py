@@ -196,7 +196,7 @@ _ERRORS = {
 }
 
 _DESCRIPTIONS = {200: 'OK', 201: 'Created', 202: 'Accepted',
-                 204: 'No content'}
+                 204: 'No content', 303: 'See other'}
 
 
 def _response_headers(versioned: bool, location: bool = False) -> dict:
@@ -257,6 +257,11 @@ def _responses(op: Doc, public: bool) -> dict:
         success['content'] = {op.media: {'schema': _schema_ref(
             op.response)}}
     responses = {str(op.status): success}
+    if op.status == 303:
+        # What a client that follows the redirect gets: the dashboard.
+        responses['200'] = {
+            'description': 'The page the redirect leads to.',
+            'content': {'text/html': {'schema': _schema_ref('Page')}}}
     codes = set(op.errors)
     if op.versioned:
         codes |= {400, 406, 503}
@@ -371,7 +376,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
             'workflows', 'brokers', 'providers', 'claims', 'events',
-            'history', 'metrics')],
+            'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -164,6 +164,12 @@ RULES += [
     _rule('pool:metrics:get', SYSTEM_READER,
           'Read the Prometheus metrics (unless [api] public_metrics lets '
           'anyone read them).', [('GET', '/metrics')]),
+    _rule('pool:fleet:get', SYSTEM_READER,
+          'Read the overview of the fleet: counts by state of every node, '
+          'pool member, allocation and claim, the conductors and what they '
+          'hold, lifespans ending soon and the newest warnings and errors; '
+          'the dashboard shows it.',
+          [('GET', '/v1/fleet'), ('GET', '/dashboard')]),
 ]
 
 RULES += [

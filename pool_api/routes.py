@@ -7,6 +7,7 @@ from pool_api.handlers import brokers
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import events
+from pool_api.handlers import fleet
 from pool_api.handlers import metrics
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
@@ -20,6 +21,7 @@ from pool_api.handlers import root
 from pool_api.handlers import traits
 from pool_api.handlers import vifs
 from pool_api.handlers import workflows
+from pool_api.dashboard import views as dashboard
 from pool_api.openapi import Doc
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import claims as claim_schemas
@@ -60,7 +62,6 @@ _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'errors': _WRITE}
 
 
-
 def _history(rule: str, what: str, list_handler: Callable,
              get_handler: Callable) -> tuple[Route, Route]:
     """The routes of the history of an object, as Ironic's of a node."""
@@ -74,6 +75,31 @@ def _history(rule: str, what: str, list_handler: Callable,
                   'HistoryEvent', errors=_MISSING)))
 
 
+_PAGE = {'tag': 'dashboard', 'versioned': False, 'media': 'text/html'}
+_SEE_DASHBOARD = {'tag': 'dashboard', 'versioned': False, 'status': 303,
+                  'location': True}
+_DASHBOARD = [
+    Route('/dashboard', 'GET', dashboard.show_dashboard,
+          Doc('The dashboard: a page of the overview of the fleet, or the '
+              'login form', response='Page', **_PAGE)),
+    Route('/dashboard/login', 'POST', dashboard.login,
+          Doc('Log in to the dashboard (a form: username and password, or '
+              'token); sets the session cookie', **_SEE_DASHBOARD)),
+    Route('/dashboard/logout', 'POST', dashboard.logout,
+          Doc('Log out of the dashboard', **_SEE_DASHBOARD)),
+    Route('/dashboard/dashboard.css', 'GET', dashboard.get_stylesheet,
+          Doc('The style sheet of the dashboard', response='Page',
+              **{**_PAGE, 'media': 'text/css'})),
+    Route('/dashboard/dashboard.js', 'GET', dashboard.get_script,
+          Doc('The script of the dashboard', response='Page',
+              **{**_PAGE, 'media': 'text/javascript'})),
+    Route('/dashboard/watch', 'GET', dashboard.watch_events,
+          Doc('The event feed for the dashboard\'s script (its session '
+              'cookie); 404 where the API has no feed', 'dashboard',
+              'EventWatch', versioned=False, filters=dashboard.WATCH_QUERY,
+              errors=_MISSING)),
+]
+
 ROUTES = [
     Route('/', 'GET', root.get_root,
           Doc('Version discovery', 'versions', 'Root', versioned=False)),
@@ -83,6 +109,12 @@ ROUTES = [
     Route('/metrics', 'GET', metrics.get_metrics,
           Doc('Prometheus metrics', 'metrics', 'Metrics', versioned=False,
               media='text/plain')),
+    Route('/v1/fleet', 'GET', fleet.get_fleet,
+          Doc('The overview of the fleet: counts by state with links to '
+              'the lists they count, conductors, lifespans ending soon, '
+              'warnings and errors', 'fleet', 'Fleet',
+              filters=fleet.QUERY)),
+    *_DASHBOARD,
 
     Route('/v1/nodes', 'GET', nodes.list_nodes,
           Doc('List nodes', 'nodes', 'NodeList', query=_LIST,

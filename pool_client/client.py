@@ -228,6 +228,13 @@ class Client:
         """{"name", "total", "statuses": {status: number of members}}."""
         return self.get(_path('pools', pool, 'status'))
 
+    def fleet_get(self, ending_within: int | None = None) -> dict:
+        """The overview of the fleet (GET /v1/fleet)."""
+        params = {}
+        if ending_within is not None:
+            params['ending_within'] = ending_within
+        return self.get('/v1/fleet', params=params)
+
     def pool_action(self, pool: str, action: str, **params) -> list:
         """Run addMachines, removeMachines, allocateMachines or
         returnMachines on a pool; one result per node."""

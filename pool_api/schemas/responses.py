@@ -233,7 +233,102 @@ _FAULT = _object({'faultcode': {'type': 'string',
                   'debuginfo': _NULLABLE_STRING},
                  required=('faultcode', 'faultstring', 'debuginfo'))
 
+_INTEGER = {'type': 'integer'}
+_NULLABLE_URI = {'type': ['string', 'null'], 'format': 'uri'}
+_COUNT = _object({'count': _INTEGER, 'href': _NULLABLE_URI},
+                 required=('count', 'href'),
+                 description='A count, and the list it counts (the API\'s '
+                             'list with its filters; null when the list has '
+                             'no filter for it).')
+_COUNTS = {'type': 'array', 'items': _object(
+    {'value': {}, 'count': _INTEGER, 'href': _NULLABLE_URI},
+    required=('value', 'count', 'href'))}
+_BY_STATE = _object({'total': _COUNT, 'states': _COUNTS},
+                    required=('total', 'states'))
+_ENDING = _object({
+    'total': _INTEGER,
+    'items': {'type': 'array', 'items': _object({
+        'uuid': STRING, 'name': _NULLABLE_STRING, 'state': STRING,
+        'owner': _NULLABLE_STRING, 'lifespan_end': _TIMESTAMP,
+        'href': {'type': 'string', 'format': 'uri'},
+        'pool': _NULLABLE_STRING, 'node_uuid': _NULLABLE_STRING,
+        'node_name': _NULLABLE_STRING, 'node_href': _NULLABLE_URI},
+        required=('uuid', 'name', 'state', 'owner', 'lifespan_end',
+                  'href'))},
+}, required=('total', 'items'), description='The soonest first; total counts '
+   'them all, items lists at most [dashboard] max_listed.')
+_NAMED_LINK = _object({'name': STRING, 'href': {'type': 'string',
+                                                'format': 'uri'}},
+                      required=('name', 'href'))
+FLEET = _object({
+    'as_of': _TIMESTAMP,
+    'heartbeat_timeout': _INTEGER,
+    'pools': {'type': 'array', 'items': _object({
+        'name': STRING, 'parent_pool': _NULLABLE_STRING,
+        'broker': _NULLABLE_STRING,
+        'autofill': {'oneOf': [{'type': 'null'}, _object(
+            {'min_free': _INTEGER,
+             'max_free': {'type': ['integer', 'null']}},
+            required=('min_free', 'max_free'))]},
+        'autofill_conductor': _NULLABLE_STRING,
+        'href': {'type': 'string', 'format': 'uri'},
+        'total': _COUNT,
+        'statuses': _object(dict.fromkeys(states.POOL_STATUSES, _COUNT),
+                            required=states.POOL_STATUSES),
+    }, required=('name', 'parent_pool', 'broker', 'autofill',
+                 'autofill_conductor', 'href', 'total', 'statuses'))},
+    'nodes': _object({'total': _COUNT, 'provision_states': _COUNTS,
+                      'power_states': _COUNTS, 'maintenance': _COUNTS},
+                     required=('total', 'provision_states', 'power_states',
+                               'maintenance')),
+    'allocations': _BY_STATE,
+    'claims': _BY_STATE,
+    'ending_soon': _object({
+        'within': _INTEGER, 'until': _TIMESTAMP,
+        'allocations': _ENDING, 'claims': _ENDING,
+    }, required=('within', 'until', 'allocations', 'claims')),
+    'conductors': {'type': 'array', 'items': _object({
+        'hostname': STRING, 'alive': _BOOLEAN,
+        'updated_at': _NULLABLE_TIMESTAMP,
+        'href': {'type': 'string', 'format': 'uri'},
+        'allocations': _INTEGER, 'claims': _INTEGER,
+        'node_locks': _INTEGER,
+        'autofill_pools': {'type': 'array', 'items': _NAMED_LINK},
+    }, required=('hostname', 'alive', 'updated_at', 'href', 'allocations',
+                 'claims', 'node_locks', 'autofill_pools'),
+        description='allocations: in progress (allocating) on the '
+                    'conductor; claims: pending, bound or ready ones it '
+                    'binds and expires; node_locks: nodes it has '
+                    'reserved; autofill_pools: the pools it fills.')},
+    'stranded': _object(
+        {'allocations': _INTEGER, 'claims': _INTEGER,
+         'node_locks': _INTEGER}, required=('allocations', 'claims',
+                                             'node_locks'),
+        description='Work held by conductors that are not alive.'),
+    'alerts': {'type': 'array', 'items': _object({
+        'cursor': {'type': ['integer', 'null']}, 'uuid': STRING,
+        'created_at': _TIMESTAMP,
+        'level': {'type': 'string', 'enum': ['warning', 'error',
+                                             'critical']},
+        'event_type': STRING, 'object_type': STRING,
+        'object_uuid': STRING, 'object_name': _NULLABLE_STRING,
+        'message': _NULLABLE_STRING, 'conductor': _NULLABLE_STRING,
+        'href': _NULLABLE_URI,
+    }, required=('cursor', 'uuid', 'created_at', 'level', 'event_type',
+                 'object_type', 'object_uuid', 'object_name', 'message',
+                 'conductor', 'href')),
+        'description': 'The newest events of level warning, error or '
+                       'critical, newest first, at most [dashboard] '
+                       'max_listed.'},
+}, required=('as_of', 'heartbeat_timeout', 'pools', 'nodes', 'allocations',
+             'claims', 'ending_soon', 'conductors', 'stranded', 'alerts'))
+
 SCHEMAS = {
+    'Fleet': FLEET,
+    'Page': {'type': 'string', 'description': 'An HTML page, a style '
+             'sheet or a script of the dashboard.'},
+    'EventWatch': {'type': 'object', 'description': 'The answer of GET '
+                   '/v1/events.'},
     'Metrics': {'type': 'string', 'description': 'Prometheus\' text '
                 'exposition format.'},
     'Link': _object({'href': STRING, 'rel': STRING, 'type': STRING},

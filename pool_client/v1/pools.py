@@ -8,6 +8,7 @@ from osc_lib.command import command
 from osc_lib import exceptions
 
 from pool_client import utils
+from pool_client.v1 import fleet
 
 LIST_FIELDS = ('name', 'description', 'parent_pool')
 RESULT_FIELDS = ('name', 'uuid', 'status', 'allocated')
@@ -287,9 +288,20 @@ class CreatePool(command.ShowOne):
 class ListPool(command.Lister):
     """List pools."""
 
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--long', action='store_true', default=False,
+            help='Show how many members each pool has in each status, and '
+                 'its AutoFill target.')
+        return parser
+
     def take_action(self, parsed_args):
-        return utils.rows(self.app.client_manager.pool.pool_list(),
-                          LIST_FIELDS)
+        client = self.app.client_manager.pool
+        if parsed_args.long:
+            return fleet.long_rows(client.pool_list(), client.fleet_get(),
+                                   LIST_FIELDS)
+        return utils.rows(client.pool_list(), LIST_FIELDS)
 
 
 class ShowPool(command.ShowOne):

@@ -371,14 +371,17 @@ class PoolServer(fixtures.Fixture):
 
     ``url`` is its root URL; ``log()`` returns what it logged.
     ``options`` are more lines of its [DEFAULT] section, ``api_options``
-    more options of its [api] section.
+    more options of its [api] section, ``sections`` more sections:
+    ``{section: {option: value}}``.
     """
 
     def __init__(self, options: str = '',
-                 api_options: dict | None = None):
+                 api_options: dict | None = None,
+                 sections: dict[str, dict] | None = None):
         super().__init__()
         self.options = options
         self.api_options = dict(api_options or {})
+        self.sections = dict(sections or {})
 
     def _setUp(self):
         self.dir = self.useFixture(fixtures.TempDir()).path
@@ -391,7 +394,10 @@ class PoolServer(fixtures.Fixture):
                     % (self.dir, os.path.join(self.dir, 'pool.log'),
                        self.options, self.port,
                        ''.join('%s = %s\n' % item
-                               for item in self.api_options.items())))
+                               for item in self.api_options.items()))
+                    + ''.join('[%s]\n%s' % (section, ''.join(
+                        '%s = %s\n' % item for item in options.items()))
+                        for section, options in self.sections.items()))
         self.proc = subprocess.Popen(
             _python_main('pool_api.cmd.server', 'pool-server')
             + ['--config-file', conf],

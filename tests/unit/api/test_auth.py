@@ -121,8 +121,9 @@ class TestHTTPBasic(base.APITestCase):
         self.assertRaisesRegex(ValueError, 'bcrypt', pool_app.create_app)
 
 
-class TestKeystone(base.APITestCase):
-    """keystonemiddleware's auth_token, its identity server mocked."""
+class KeystoneMixin:
+    """keystonemiddleware's auth_token, its identity server mocked: the
+    token USER_TOKEN is a member and reader of project-a."""
 
     def setUp(self):
         super().setUp()
@@ -167,6 +168,10 @@ class TestKeystone(base.APITestCase):
             return user
 
         self.requests.get(KEYSTONE + '/v3/auth/tokens', json=validate)
+
+
+
+class TestKeystone(KeystoneMixin, base.APITestCase):
 
     def test_no_token_is_401_with_keystone_challenge(self):
         resp = self.get('/v1/nodes')

@@ -9,6 +9,7 @@ import fixtures
 
 from pool_api import app as pool_app
 from pool_api import auth
+from pool_api.dashboard import session as dashboard_session
 from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
@@ -72,6 +73,18 @@ CASES = [
     ('GET', '/v1', None, PUBLIC),
     ('GET', '/v1/openapi.json', None, PUBLIC),
     ('GET', '/metrics', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/fleet', None, SYSTEM_READER_ONLY),
+    # The page answers 403 with a page of its own; its login, logout and
+    # static files are everyone's.
+    ('GET', '/dashboard', None, SYSTEM_READER_ONLY),
+    ('POST', '/dashboard/login', None, PUBLIC),
+    ('POST', '/dashboard/logout', None, PUBLIC),
+    ('GET', '/dashboard/dashboard.css', None, PUBLIC),
+    ('GET', '/dashboard/dashboard.js', None, PUBLIC),
+    # The event feed's own rule, where the API has a feed.
+    ('GET', '/dashboard/watch', None,
+     ANY_READER if any(r.rule == '/v1/events' for r in routes.ROUTES)
+     else _row(*[404] * len(ORDER))),
     ('GET', '/v1/nodes', None, ANY_READER),
     ('GET', '/v1/nodes/detail', None, ANY_READER),
     ('POST', '/v1/nodes', {'driver': 'fake-hardware'}, SYSTEM_ADMIN_ONLY),
@@ -337,7 +350,12 @@ class TestPolicyTable(PolicyTestCase):
                 '%s %s has no row in the policy table' % (method, rule))
 
     def test_every_route_authorizes(self):
-        public = {('GET', p) for p in auth.PUBLIC_PATHS}
+        public = {('GET', p) for p in auth.PUBLIC_PATHS} | {
+            (r.method, r.rule) for r in routes.ROUTES
+            if r.rule in dashboard_session.PUBLIC_PATHS}
+        if not any(r.rule == '/v1/events' for r in routes.ROUTES):
+            # It answers 404 where there is no feed to read.
+            public.add(('GET', dashboard_session.WATCH_PATH))
         # Routes whose body names what the policy is checked on.
         bodies = {('POST', '/v1/ports'): CASES_BY_ROUTE[
             ('POST', '/v1/ports')]}
