@@ -40,9 +40,14 @@ def bench(backend: str, nodes: int, count: int, size: int,
     from pool_conductor.db import models
     from pool_conductor.db import pools as pools_db
     from pool_conductor.db import providers as providers_db
+    from pool_conductor import rpcapi
 
     CONF([], project='pool')
     context = pool_context.get_admin_context()
+    # Deleting a claim casts its deployed machines to a conductor to be
+    # undeployed; the bench's machines are never deployed, so nothing is
+    # cast and no message bus is needed.
+    conductor_api = rpcapi.ConductorAPI()
     with cluster.Database(backend) as db:
         engine = sa.create_engine(db.url, pool_size=max(threads) + 2)
         db_api.setup_engine_hooks(engine)
@@ -100,7 +105,8 @@ def bench(backend: str, nodes: int, count: int, size: int,
                 # Free the machines for the next round.
                 for claim_id in ids:
                     claims.destroy(context, claims_db.get(
-                        context, claims_db_uuid(engine, claim_id)))
+                        context, claims_db_uuid(engine, claim_id)),
+                        conductor_api)
         finally:
             restore()
             engine.dispose()
