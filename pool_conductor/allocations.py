@@ -268,13 +268,12 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     """
     values = dict(values)
     if pool:
-        policy = pools_db.get(context, models.Pool, pool).lifespan
         values['pool'] = pool
-    else:
-        policy = lifespans.policy_of(context, models.DEFAULT_POOL)
-    values['lifespan_end'] = lifespans.new_end(policy,
-                                               values.get('lifespan_end'))
     if node is not None:
+        policy = (pools_db.get(context, models.Pool, pool).lifespan if pool
+                  else lifespans.policy_of(context, models.DEFAULT_POOL))
+        values['lifespan_end'] = lifespans.new_end(
+            policy, values.get('lifespan_end'))
         return backfill(context, values, node)
     if not values.get('resource_class'):
         raise exception.Invalid('The resource_class field is mandatory when '
@@ -298,7 +297,11 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
                         for item in sorted(elsewhere.items()))))
     host = rpcapi.pick_conductor(context)
     values.update(state=states.ALLOCATING, conductor_affinity=host)
-    alloc = allocations_db.create_allocation(context, values, _created)
+    # The INSERT reads the pool's lifespan policy; the end is settled in
+    # its transaction, then the event recorded.
+    alloc = allocations_db.create_allocation(
+        context, values, lifespans.settle_new(pool, values.get(
+            'lifespan_end')), _created)
     rpcapi.create_allocation(context, alloc.id, host)
     return alloc
 

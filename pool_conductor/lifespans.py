@@ -142,6 +142,26 @@ def new_end(policy: dict | None,
     return end(policy, now, now, requested)
 
 
+def settle_new(pool: str | None, requested: datetime.datetime | None):
+    """How a new allocation's lifespan_end is settled once its row is
+    written: a function that allocations_db.create_allocation() calls
+    with whether the allocation's pool (pool, else the default one)
+    exists, its lifespan policy and the allocation's creation time, and
+    that returns the values the row must change (none when the requested
+    end stands).
+
+    :raises: (the function) ObjectNotFound for a named pool that does not
+        exist, InvalidParameterValue (see end())
+    """
+    def settle(found: bool, policy: dict | None,
+               created: datetime.datetime) -> dict | None:
+        if pool and not found:
+            raise exception.ObjectNotFound(kind='Pool', name=pool)
+        settled = end(policy, created, created, requested)
+        return None if settled == requested else {'lifespan_end': settled}
+    return settle
+
+
 def changed_end(context, pool: str, created: datetime.datetime,
                 requested: datetime.datetime | None
                 ) -> datetime.datetime | None:

@@ -43,21 +43,40 @@ def raise_duplicate(exc: db_exc.DBDuplicateEntry, values: dict):
     raise exception.AllocationAlreadyExists(uuid=values.get('uuid'))
 
 
-_INSERT_ALLOCATION = sa.insert(models.Allocation.__table__)
+_ALLOCATIONS = models.Allocation.__table__
+_POOLS = models.Pool.__table__
 
 
-def create_allocation(context, values: dict, then=None
+def _pool_column(column: sa.Column) -> sa.ScalarSelect:
+    return (sa.select(column).where(_POOLS.c.name == sa.bindparam('pool_name'))
+            .scalar_subquery())
+
+
+# The INSERT returns, besides the new id, whether the allocation's pool
+# exists and its lifespan policy: no read of its own, no transaction of
+# its own.
+_INSERT_ALLOCATION = sa.insert(_ALLOCATIONS).returning(
+    _ALLOCATIONS.c.id, _pool_column(_POOLS.c.id).label('pool_id'),
+    _pool_column(_POOLS.c.lifespan).label('pool_lifespan'))
+
+
+def create_allocation(context, values: dict, settle=None, then=None
                       ) -> models.Allocation:
     """Create an allocation row.
 
     One INSERT when the UUID is generated here; a UUID given by the caller
     is first checked against the instance_uuid of the nodes.
 
+    :param settle: settle(pool_found, lifespan_policy, created_at) is
+        called in the INSERT's transaction with what the INSERT read of
+        the allocation's pool (the default one when values names none);
+        it returns more values of the new row (an UPDATE in the same
+        transaction when any), and what it raises undoes the INSERT.
     :param then: called with the connection and the new allocation in
-        the transaction of the INSERT (to record its event).
-
+        the transaction of the INSERT, after settle (to record its event).
     :raises: AllocationAlreadyExists, InstanceUUIDInUse when a node
-        already carries its UUID as instance_uuid, AllocationDuplicateName
+        already carries its UUID as instance_uuid, AllocationDuplicateName,
+        what settle raises
     """
     values = {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
               'created_at': api.utcnow(), 'updated_at': None}
@@ -69,11 +88,19 @@ def create_allocation(context, values: dict, then=None
             if holder:
                 raise exception.InstanceUUIDInUse(instance_uuid=given_uuid,
                                                   node=holder)
-            res = conn.execute(_INSERT_ALLOCATION, values)
+            row = conn.execute(_INSERT_ALLOCATION, {
+                **values,
+                'pool_name': values.get('pool') or models.DEFAULT_POOL}
+            ).one()
+            more = settle(row.pool_id is not None, row.pool_lifespan,
+                          values['created_at']) if settle else None
+            if more:
+                conn.execute(sa.update(_ALLOCATIONS).where(
+                    _ALLOCATIONS.c.id == row.id).values(**more))
+                values.update(more)
             # Nothing the database computes is unknown here: a new
             # allocation has no node.
-            alloc = models.Allocation(id=res.inserted_primary_key[0],
-                                      node_id=None, **values)
+            alloc = models.Allocation(id=row.id, node_id=None, **values)
             alloc.node_uuid = None
             if then is not None:
                 then(conn, alloc)
@@ -121,7 +148,6 @@ def update_allocation(context, alloc: models.Allocation,
     return get_allocation_by_id(context, alloc.id)
 
 
-_ALLOCATIONS = models.Allocation.__table__
 _NODES = models.Node.__table__
 
 _FIND = sa.select(_ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid,

@@ -145,6 +145,10 @@ class LifespanAPITestCase(api_base.APITestCase):
         end = _parse(resp.get_json()['lifespan_end'])
         self.assertTrue(before + 4 * HOUR <= end
                         <= db_api.utcnow() + 4 * HOUR, end)
+        # What the 201 shows is what was stored.
+        self.assertEqual(resp.get_json()['lifespan_end'], self.get(
+            '/v1/allocations/%s' % resp.get_json()['uuid']).get_json()[
+            'lifespan_end'])
 
     def test_requested_end_within_and_beyond_the_maximum(self):
         self.create_pool({'maximum': '1d'})

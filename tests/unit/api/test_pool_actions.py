@@ -342,6 +342,11 @@ class TestIronicAllocationsInPools(PoolActionTestCase):
     def test_pool_allocation_errors(self):
         self.assertError(404, self.post('/v1/allocations', {
             'resource_class': 'baremetal', 'pool': 'nope'}), 'Pool nope')
+        # The pool is read by the INSERT: the refusal undid it, and no
+        # conductor was told.
+        self.assertEqual([], self.get('/v1/allocations').get_json()[
+            'allocations'])
+        self.assertEqual([], self.casts)
         self.assertError(400, self.post('/v1/allocations', {
             'resource_class': 'baremetal', 'pool': 'web', 'node': 'n2'}))
         self.assertError(400, self.post('/v1/allocations', {
