@@ -20,6 +20,7 @@ LOG = log.getLogger(__name__)
 # driver unless a transport_url is configured.
 DEFAULT_TRANSPORT_URL = 'fake://'
 DEFAULT_CONNECTION = 'sqlite:///$state_path/pool.sqlite'
+DEFAULT_MAX_POOL_SIZE = 32
 
 DESCRIPTION = (
     'pool-server runs the pool API and a conductor in one process, for '
@@ -36,6 +37,10 @@ def main() -> None:
     # The all-in-one development server; auth_strategy.wrap() warns.
     CONF.set_default('auth_strategy', 'noauth')
     CONF.set_default('connection', DEFAULT_CONNECTION, group='database')
+    # The API's request threads and the conductor's workers each keep a
+    # connection open (opening one costs more than a short transaction).
+    CONF.set_default('max_pool_size', DEFAULT_MAX_POOL_SIZE,
+                     group='database')
     common.prepare(description=DESCRIPTION, epilog=listen.EPILOG,
                    cli_opts=listen.CLI_OPTS)
     listen.apply_overrides()

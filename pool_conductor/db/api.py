@@ -1,5 +1,6 @@
 """Engine, transactions and helpers shared by the query modules."""
 import contextlib
+import contextvars
 import datetime
 import threading
 
@@ -8,6 +9,7 @@ from oslo_db.sqlalchemy import enginefacade
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from pool_conductor.conf import CONF
 from pool_conductor import exception
 from pool_conductor import regex
 
@@ -17,13 +19,48 @@ _setup_lock = threading.Lock()
 _hooked = False
 
 
-def _sqlite_setup(engine: sa.engine.Engine) -> None:
-    """Make SQLite safe for several writer threads.
+# Set while the transaction of an outermost reader begins: on SQLite it
+# starts deferred.
+_READ_ONLY_BEGIN = contextvars.ContextVar('pool_read_only_begin',
+                                          default=False)
 
-    Every transaction starts with BEGIN IMMEDIATE, so writers queue on the
-    database lock (busy_timeout) instead of failing with "database is
-    locked" when two deferred transactions both try to upgrade, and WAL lets
-    readers run beside the writer.
+
+def _sqlite_pool(engine: sa.engine.Engine) -> None:
+    """Keep the connections to an SQLite file open between transactions.
+
+    oslo.db gives SQLite files no pool: each transaction would open the
+    file, set its pragmas and close it, and the last connection to close
+    checkpoints the WAL, so that a short transaction cost several times
+    its statements. Connections are kept as on the other backends
+    ([database] max_pool_size, max_overflow), used by one thread at a
+    time.
+    """
+    if (not isinstance(engine.pool, sa.pool.NullPool)
+            or engine.url.database in (None, '', ':memory:')):
+        return
+    old = engine.pool
+    engine.pool = sa.pool.QueuePool(
+        old._creator, pool_size=CONF.database.max_pool_size or 5,
+        max_overflow=CONF.database.max_overflow or 0,
+        timeout=CONF.database.pool_timeout or 30,
+        reset_on_return=old._reset_on_return,
+        _dispatch=old.dispatch, dialect=old._dialect)
+
+    @sa.event.listens_for(engine, 'do_connect')
+    def _any_thread(dialect, conn_rec, cargs, cparams):
+        cparams['check_same_thread'] = False
+
+
+def _sqlite_setup(engine: sa.engine.Engine) -> None:
+    """Make SQLite safe for several writer threads, and let readers run
+    beside the writer.
+
+    A transaction that may write starts with BEGIN IMMEDIATE, so writers
+    queue on the database lock (busy_timeout) instead of failing with
+    "database is locked" when two deferred transactions both try to
+    upgrade. The transaction of an outermost reader() cannot write (the
+    engine facade refuses a writer inside it): it starts deferred, so that
+    with WAL it reads its snapshot without waiting for the writer.
 
     Engines made by oslo.db emit their own plain (deferred) BEGIN; that
     listener is replaced.
@@ -33,6 +70,7 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
     for listener in list(engine.dispatch.begin):
         if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
             sa.event.remove(engine, 'begin', listener)
+    _sqlite_pool(engine)
 
     @sa.event.listens_for(engine, 'connect')
     def _connect(dbapi_conn, record):
@@ -51,14 +89,11 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
 
     @sa.event.listens_for(engine, 'begin')
     def _begin(conn):
-        if 'in_transaction' not in conn.info:
-            conn.exec_driver_sql('BEGIN IMMEDIATE')
-            conn.info['in_transaction'] = True
-
-    @sa.event.listens_for(engine, 'commit')
-    @sa.event.listens_for(engine, 'rollback')
-    def _end(conn):
-        conn.info.pop('in_transaction', None)
+        # The driver's own flag: a pooled connection carries nothing of
+        # its last transaction.
+        if not conn.connection.dbapi_connection.in_transaction:
+            conn.exec_driver_sql('BEGIN' if _READ_ONLY_BEGIN.get()
+                                 else 'BEGIN IMMEDIATE')
 
 
 def _mysql_setup(engine: sa.engine.Engine) -> None:
@@ -225,9 +260,29 @@ MAX_NUMBER = 2 ** 63 - 1
 NO_SYNC = {'synchronize_session': False}
 
 
+def _in_transaction(context) -> bool:
+    try:
+        return context.transaction_ctx is not None
+    except db_exc.NoEngineContextEstablished:
+        return False
+
+
+@contextlib.contextmanager
 def reader(context):
-    """A read transaction bound to the context (joins an open one)."""
-    return main_context_manager.reader.using(context)
+    """A read transaction bound to the context (joins an open one).
+
+    An outermost one begins at once, as a transaction that only reads
+    (deferred on SQLite).
+    """
+    outermost = not _in_transaction(context)
+    with main_context_manager.reader.using(context) as session:
+        if outermost:
+            token = _READ_ONLY_BEGIN.set(True)
+            try:
+                session.connection()
+            finally:
+                _READ_ONLY_BEGIN.reset(token)
+        yield session
 
 
 def writer(context):

@@ -1,0 +1,84 @@
+"""pool-server's SQLite: pooled connections, readers beside the writer."""
+import threading
+
+import sqlalchemy as sa
+
+from pool_conductor import context as pool_context
+from pool_conductor.db import api as db_api
+from pool_conductor.db import nodes as nodes_db
+from tests import base
+
+
+def _on_other_thread(work, timeout: float):
+    """Run work on a new thread: what it returned, or None if it did not
+    finish within timeout seconds."""
+    result = []
+    thread = threading.Thread(target=lambda: result.append(work()),
+                              daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return result[0] if result else None
+
+
+def _write() -> bool:
+    with db_api.writer_connection(pool_context.get_admin_context()) as conn:
+        conn.execute(sa.text('SELECT 1'))
+    return True
+
+
+class SQLiteTransactionsTestCase(base.TestCase):
+
+    def test_connections_are_kept_between_transactions(self):
+        opened = []
+
+        def count(*args):
+            opened.append(1)
+        sa.event.listen(self.db.engine, 'connect', count)
+        self.addCleanup(sa.event.remove, self.db.engine, 'connect', count)
+        self.db.engine.dispose()
+        for _ in range(5):
+            with db_api.reader(self.context) as session:
+                session.execute(sa.text('SELECT 1'))
+            with db_api.writer_connection(self.context) as conn:
+                conn.execute(sa.text('SELECT 1'))
+        self.assertEqual(1, len(opened))
+
+    def test_reader_does_not_wait_for_the_writer(self):
+        node = self.create_node(name='node-0')
+
+        def read():
+            return nodes_db.get_node(pool_context.get_admin_context(),
+                                     node.uuid).name
+
+        writing = pool_context.get_admin_context()
+        with db_api.writer_connection(writing) as conn:
+            conn.execute(sa.text('UPDATE nodes SET name = :name WHERE '
+                                 'id = :id'), {'name': 'renamed',
+                                               'id': node.id})
+            # The writer holds the database lock: a reader reads the last
+            # committed state meanwhile, another writer waits.
+            self.assertEqual('node-0', _on_other_thread(read, 10))
+            self.assertIsNone(_on_other_thread(_write, 1))
+        self.assertEqual('renamed', read())
+
+    def test_writer_transactions_begin_immediate(self):
+        statements = []
+
+        def record(*args):
+            statements.append(args[2])
+        sa.event.listen(self.db.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.db.engine,
+                        'before_cursor_execute', record)
+        with db_api.reader(self.context) as session:
+            session.execute(sa.text('SELECT 1'))
+        with db_api.writer(self.context) as session:
+            session.execute(sa.text('SELECT 1'))
+        with db_api.writer_connection(self.context) as conn:
+            # A reader inside a writer is part of its transaction.
+            with db_api.reader(self.context) as session:
+                session.execute(sa.text('SELECT 1'))
+            conn.execute(sa.text('SELECT 1'))
+        self.assertEqual(['BEGIN', 'SELECT 1', 'BEGIN IMMEDIATE', 'SELECT 1',
+                          'BEGIN IMMEDIATE', 'SELECT 1', 'SELECT 1'],
+                         statements)
+
