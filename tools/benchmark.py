@@ -4,16 +4,20 @@ Drives tools/alloc_load.py (a load generator for the /v1 allocation API)
 against clusters of this machine (HAProxy, pool-api processes, pool-conductor
 processes, RabbitMQ, PostgreSQL or MariaDB: tests/functional/cluster.py)
 and against pool-server, in normal mode (N allocations for N nodes) and
-contention mode (2N allocations for N nodes). With --candidate-query it
-also times the reservation of nodes among many, straight on the database;
-with --pool-allocate, allocateMachines of 1,000 nodes from 10,000; with
---autofill, a pool filled from 0 to 1,000 Free machines by the fake broker
-(no delay), by clusters of --conductors conductors; with --provision,
-nodes deployed and undeployed through the provision states in progress.
+contention mode (2N allocations for N nodes), with --extra-nodes among a
+fleet of more nodes inserted straight into the database. With
+--candidate-query it also times the reservation of nodes among many,
+straight on the database; with --pool-allocate, allocateMachines of
+1,000 nodes from 10,000; with --autofill, a pool filled from 0 to 1,000
+Free machines by the fake broker (no delay), by clusters of --conductors
+conductors; with --provision, nodes deployed and undeployed through the
+provision states in progress.
 
     .venv/bin/python tools/benchmark.py --nodes 1000,10000 \\
         --db postgresql,mysql --conductors 1,3 --server \\
         --candidate-query 100000
+    .venv/bin/python tools/benchmark.py --no-clusters --server \\
+        --nodes 1000 --extra-nodes 99000
     .venv/bin/python tools/benchmark.py --no-clusters --pool-allocate \\
         --db postgresql,mysql
     .venv/bin/python tools/benchmark.py --no-clusters --autofill 1000 \\
@@ -102,16 +106,52 @@ def print_table(rows: list[dict]) -> None:
     print(rule, flush=True)
 
 
+def _deployment(args, name: str) -> str:
+    name = '%s%s' % (args.label + ' ' if args.label else '', name)
+    if args.extra_nodes:
+        name += ', +%dk nodes' % (args.extra_nodes // 1000)
+    return name
+
+
+def add_fleet(args, url: str) -> None:
+    """Insert --extra-nodes nodes of other resource classes (rc-0 to
+    rc-9) straight into a deployment's database, once, before the
+    benchmark enrolls its own: they are among a fleet of that size, at
+    its end in id order."""
+    if not args.extra_nodes:
+        return
+    import sqlalchemy as sa
+
+    from pool_conductor.db import api as db_api
+
+    engine = sa.create_engine(url)
+    db_api.setup_engine_hooks(engine)
+    try:
+        with engine.connect() as conn:
+            if conn.scalar(sa.text('SELECT count(*) FROM nodes')):
+                return
+        started = time.monotonic()
+        insert_nodes(engine, args.extra_nodes)
+        if engine.dialect.name == 'postgresql':
+            with engine.begin() as conn:
+                conn.exec_driver_sql('ANALYZE nodes')
+        print('inserted %d nodes in %.0f s' % (
+            args.extra_nodes, time.monotonic() - started), flush=True)
+    finally:
+        engine.dispose()
+
+
 def bench_clusters(args, rows: list[dict]) -> None:
     for backend in args.db:
         with cluster.Database(backend) as db:
             for conductors in args.conductors:
-                name = '%d api + %d cond, %s' % (args.apis, conductors,
-                                                 backend)
+                name = _deployment(args, '%d api + %d cond, %s' % (
+                    args.apis, conductors, backend))
                 with cluster.Cluster(db.url, conductors=conductors,
                                      apis=args.apis,
                                      conductor_options={}) as clu:
                     clu.wait_for_conductors(conductors)
+                    add_fleet(args, db.url)
                     for nodes in args.nodes:
                         for row in run_bench(args, clu.url, nodes):
                             rows.append(dict(row, deployment=name))
@@ -120,9 +160,12 @@ def bench_clusters(args, rows: list[dict]) -> None:
 
 def bench_server(args, rows: list[dict]) -> None:
     with cluster.PoolServer() as server:
+        add_fleet(args, 'sqlite:///' + os.path.join(server.dir,
+                                                     'pool.sqlite'))
         for nodes in args.nodes:
             for row in run_bench(args, server.url, nodes):
-                rows.append(dict(row, deployment='pool-server, sqlite'))
+                rows.append(dict(row, deployment=_deployment(
+                    args, 'pool-server, sqlite')))
                 print_table(rows[-1:])
 
 
@@ -487,6 +530,15 @@ def main() -> None:
     parser.add_argument('--server', action='store_true',
                         help='also measure pool-server')
     parser.add_argument('--no-clusters', action='store_true')
+    parser.add_argument('--extra-nodes', type=int, default=0,
+                        metavar='NODES',
+                        help='insert NODES nodes of other resource classes '
+                             'straight into the database of each '
+                             'deployment first: the benchmark\'s nodes are '
+                             'among a large fleet')
+    parser.add_argument('--label', default='',
+                        help='a word before the name of each deployment '
+                             '(which tree it runs, say)')
     parser.add_argument('--candidate-query', type=int, default=0,
                         metavar='NODES')
     parser.add_argument('--pool-allocate', nargs='?', const='10000,1000',

@@ -16,12 +16,15 @@ _NODES = models.Node.__table__
 _ALLOCATIONS = models.Allocation.__table__
 _POOLS = models.Pool.__table__
 
+# Free nodes have no instance (free_nodes tells SQLite's planner that
+# most nodes meet it).
+NODE_IS_FREE_INSTANCE = _NODES.c.instance_uuid.is_(None)
 # A node an allocation may take (it must also be in the allocation's
 # pool, and have a known power state when a conductor looks for one).
 NODE_IS_FREE = (
     _NODES.c.provision_state == states.AVAILABLE,
     _NODES.c.maintenance.is_(False),
-    _NODES.c.instance_uuid.is_(None),
+    NODE_IS_FREE_INSTANCE,
     _NODES.c.allocation_id.is_(None),
     # A node locked by a conductor is busy with an operation.
     _NODES.c.reservation.is_(None),

@@ -7,6 +7,7 @@ import dataclasses
 import functools
 
 import sqlalchemy as sa
+from sqlalchemy.ext import compiler as sa_compiler
 
 from pool_conductor.db import api
 from pool_conductor.db import binding as binding_db
@@ -16,8 +17,44 @@ from pool_conductor import filters as node_filters
 _NODES = models.Node.__table__
 _TRAITS = models.NodeTrait.__table__
 
+
+class Likely(sa.sql.functions.FunctionElement):
+    """A condition most rows meet, said so to SQLite's planner.
+
+    Without statistics SQLite counts ``instance_uuid IS NULL`` as a
+    lookup of two rows in the unique index of instance_uuid, at any fleet
+    size: it took that index and visited every free node of every class
+    from the random start (~10 ms per probe at 60,000 nodes). Told that
+    the condition is true of most rows, it takes the partial indexes of
+    free nodes, which hold it. Other backends get the condition as it is.
+    """
+    type = sa.Boolean()
+    # A condition as it is: SQLAlchemy adds no "= 1" on SQLite.
+    _is_implicitly_boolean = True
+    inherit_cache = True
+    name = 'likely'
+
+
+@sa_compiler.compiles(Likely)
+def _likely(element, compiler, **kw):
+    return compiler.process(element.clauses, **kw)
+
+
+@sa_compiler.compiles(Likely, 'sqlite')
+def _likely_sqlite(element, compiler, **kw):
+    return 'likely(%s)' % compiler.process(element.clauses, **kw)
+
+
+def _planned(term):
+    if term is binding_db.NODE_IS_FREE_INSTANCE:
+        return Likely(term)
+    return term
+
+
 # A node a consumer may take: free, with a known power state.
-ALLOCATABLE = (*binding_db.NODE_IS_FREE, _NODES.c.power_state.is_not(None))
+ALLOCATABLE = (*map(_planned, binding_db.NODE_IS_FREE),
+               _NODES.c.power_state.is_not(None))
+FREE = tuple(map(_planned, binding_db.NODE_IS_FREE))
 
 # Where a search for an allocation looks: the node named as the
 # allocation, nodes from a start id on, nodes before it, or anywhere.
@@ -38,7 +75,7 @@ def _select(*where, allocatable: bool = True, columns=()):
     actions."""
     return sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS,
                      *columns).where(
-        *(ALLOCATABLE if allocatable else binding_db.NODE_IS_FREE), *where)
+        *(ALLOCATABLE if allocatable else FREE), *where)
 
 
 def _with_traits(q, traits):

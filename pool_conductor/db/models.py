@@ -51,6 +51,12 @@ class Node(TimestampMixin, Base):
                          postgresql_where=sa.text('instance_uuid IS NULL'),
                          sqlite_where=sa.text('instance_uuid IS NULL')),
                 'postgresql', 'sqlite'),
+        # Free nodes of a pool and a resource class, in id order: the
+        # candidate search on SQLite, whatever the pool, in one range.
+        only_on(sa.Index('nodes_free_pool_class_idx', 'pool',
+                         'resource_class', 'provision_state', 'id',
+                         sqlite_where=sa.text('instance_uuid IS NULL')),
+                'sqlite'),
         # Only locked nodes: an index of all would look like a way to find
         # unlocked ones to a planner without statistics.
         sa.Index('nodes_reservation_idx', 'reservation',

@@ -76,13 +76,16 @@ def stop_process(proc: subprocess.Popen) -> None:
 
 
 def explain(engine, stmt, params: dict) -> list:
-    """The rows of EXPLAIN for a SQLAlchemy statement and its parameters."""
+    """The rows of EXPLAIN (EXPLAIN QUERY PLAN on SQLite) for a SQLAlchemy
+    statement and its parameters."""
     compiled = stmt.compile(engine)
     values = compiled.construct_params(params)
     if compiled.positional:
         values = tuple(values[name] for name in compiled.positiontup)
+    explain = ('EXPLAIN QUERY PLAN ' if engine.dialect.name == 'sqlite'
+               else 'EXPLAIN ')
     with engine.connect() as conn:
-        return conn.exec_driver_sql('EXPLAIN ' + compiled.string,
+        return conn.exec_driver_sql(explain + compiled.string,
                                     values).mappings().all()
 
 

@@ -5,6 +5,7 @@ import sqlalchemy as sa
 
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
+from pool_conductor.db import free_nodes
 from pool_conductor.db import nodes as nodes_db
 from tests import base
 
@@ -82,3 +83,33 @@ class SQLiteTransactionsTestCase(base.TestCase):
                           'BEGIN IMMEDIATE', 'SELECT 1', 'SELECT 1'],
                          statements)
 
+
+class FreeNodeProbePlanTestCase(base.TestCase):
+    """SQLite has no statistics: the plan of the Free-node probe must not
+    depend on the size of the fleet."""
+
+    def plan(self, probe: free_nodes.Probe, **params) -> str:
+        stmt = free_nodes.probe_statement(probe)
+        compiled = stmt.compile(self.db.engine)
+        values = compiled.construct_params(
+            {'count': 1, 'pivot': 1, 'resource_class': 'baremetal',
+             'pool': 'default', **params})
+        with self.db.engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                'EXPLAIN QUERY PLAN ' + compiled.string,
+                tuple(values[name] for name in compiled.positiontup))
+            return ' / '.join(row[3] for row in rows)
+
+    def test_probe_reads_the_free_nodes_of_its_pool_and_class(self):
+        for i in range(50):
+            self.create_node(name='node-%d' % i)
+        for where in (free_nodes.FROM_PIVOT, free_nodes.BEFORE_PIVOT):
+            for pool_index in (False, True):
+                plan = self.plan(free_nodes.Probe(
+                    resource_class=True, traits=0, candidates=False,
+                    owner=False, pool_index=pool_index, where=where,
+                    lock=False, exclude=False))
+                self.assertIn('SEARCH nodes USING INDEX '
+                              'nodes_free_pool_class_idx (pool=? AND '
+                              'resource_class=? AND provision_state=? AND '
+                              'id', plan)
