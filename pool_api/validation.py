@@ -205,12 +205,28 @@ def _describe(error: jsonschema.ValidationError) -> str:
         path, flask.json.dumps(shown), message)
 
 
+# The validator of each schema, built once: the schemas are constants of
+# pool_api.schemas. Keyed by identity, with the schema kept beside its
+# validator so that the key cannot be reused; bounded all the same.
+_VALIDATORS: dict[int, tuple[dict, jsonschema.Draft202012Validator]] = {}
+_MAX_VALIDATORS = 512
+
+
+def _validator(schema: dict) -> jsonschema.Draft202012Validator:
+    found = _VALIDATORS.get(id(schema))
+    if found is None or found[0] is not schema:
+        found = (schema, jsonschema.Draft202012Validator(schema))
+        if len(_VALIDATORS) < _MAX_VALIDATORS:
+            _VALIDATORS[id(schema)] = found
+    return found[1]
+
+
 def validate(schema: dict, data) -> None:
     """Check data against a JSON schema.
 
     :raises: Invalid naming the first field in error
     """
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         raise exception.Invalid(_describe(error))
