@@ -7,7 +7,8 @@ and against pool-server, in normal mode (N allocations for N nodes) and
 contention mode (2N allocations for N nodes), with --extra-nodes among a
 fleet of more nodes inserted straight into the database. With
 --candidate-query it also times the reservation of nodes among many,
-straight on the database; with --pool-allocate, allocateMachines of
+straight on the database; with --probe-plan, SQLite's plan of the search
+for Free nodes at fleet sizes; with --pool-allocate, allocateMachines of
 1,000 nodes from 10,000; with --autofill, a pool filled from 0 to 1,000
 Free machines by the fake broker (no delay), by clusters of --conductors
 conductors; with --provision, nodes deployed and undeployed through the
@@ -505,6 +506,60 @@ def _probe(engine, total: int) -> str:
 PROBES = 2000
 
 
+def probe_plan(args) -> None:
+    """SQLite's plan and time of the Free-node probe in fleets of each
+    size of --probe-plan, where the probed resource class is the last 1%
+    of the nodes (half of them allocated) and a fifth of the nodes are in
+    a pool of their own."""
+    import random
+    import tempfile
+
+    from oslo_db.sqlalchemy import engines
+
+    from pool_conductor.conf import CONF
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import free_nodes
+    from pool_conductor.db import migration
+
+    CONF([], project='pool')
+    for total in args.probe_plan:
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = engines.create_engine(
+                'sqlite:///' + os.path.join(tmp, 'pool.sqlite'))
+            db_api.setup_engine_hooks(engine)
+            migration.upgrade(engine=engine)
+            insert_nodes(engine, total)
+            with engine.begin() as conn:
+                conn.exec_driver_sql(
+                    "UPDATE nodes SET resource_class = 'rare' WHERE id > %d"
+                    % (total - total // 100))
+                conn.exec_driver_sql(
+                    "UPDATE nodes SET instance_uuid = uuid, pool_status = "
+                    "'InUse' WHERE resource_class = 'rare' AND id % 2 = 0")
+                conn.exec_driver_sql(
+                    "INSERT INTO pools (name, created_at) VALUES "
+                    "('other', '2026-01-01')")
+                conn.exec_driver_sql(
+                    "UPDATE nodes SET pool = 'other' WHERE id % 5 = 1")
+            for pool in ('default', 'other'):
+                stmt = free_nodes.probe_statement(free_nodes.Probe(
+                    resource_class=True, traits=0, candidates=False,
+                    owner=False, pool_index=pool != 'default',
+                    where=free_nodes.FROM_PIVOT, lock=False, exclude=False))
+                params = {'resource_class': 'rare', 'pool': pool,
+                          'count': 1}
+                with engine.connect() as conn:
+                    started = time.monotonic()
+                    for _ in range(300):
+                        conn.execute(stmt, dict(
+                            params, pivot=random.randint(1, total))).all()
+                    took = 1000 * (time.monotonic() - started) / 300
+                plan = cluster.explain(engine, stmt, dict(params, pivot=1))
+                print('%d nodes, pool %s: %.3f ms per probe; %s' % (
+                    total, pool, took, plan[0]['detail']), flush=True)
+            engine.dispose()
+
+
 def _explain(engine, stmt, params: dict) -> str:
     """The plan of a statement."""
     rows = cluster.explain(engine, stmt, params)
@@ -541,6 +596,9 @@ def main() -> None:
                              '(which tree it runs, say)')
     parser.add_argument('--candidate-query', type=int, default=0,
                         metavar='NODES')
+    parser.add_argument('--probe-plan', type=numbers, metavar='NODES,...',
+                        help='SQLite\'s plan and time of the Free-node '
+                             'probe at each fleet size')
     parser.add_argument('--pool-allocate', nargs='?', const='10000,1000',
                         type=numbers, metavar='NODES,COUNT',
                         help='time allocateMachines of COUNT nodes (1000) '
@@ -569,6 +627,8 @@ def main() -> None:
         print_table(rows)
     if args.candidate_query:
         candidate_query(args)
+    if args.probe_plan:
+        probe_plan(args)
     if args.pool_allocate:
         pool_allocate(args)
     if args.autofill:
