@@ -576,13 +576,20 @@ def _release(conn, claim, now: datetime.datetime) -> list[int]:
     allocs = claims_db.allocations_of(conn, claim.id)
     nodes = binding_db.lock_nodes(conn, [a.node_id for a in allocs
                                          if a.node_id is not None])
-    held = [n for n in nodes
-            if n.allocation_id in {a.id for a in allocs}]
+    resource_of = {a.id: a.claim_resource for a in allocs}
+    held = [n for n in nodes if n.allocation_id in resource_of]
     torn_down = []
     for node in held:
         values = lifespans.torn_down(node, now)
+        # The params and profiles the claim's template set go with it.
+        index = resource_of[node.allocation_id]
+        template = (claim.resources[index]['template']
+                    if index is not None and index < len(claim.resources)
+                    else {})
         binding.release(conn, [node], force=True, values=values,
-                        for_claim=True)
+                        for_claim=True,
+                        request_actions=providers_rules.release_actions(
+                            template))
         if values:
             torn_down.append(node.id)
     claims_db.delete_allocations(conn, claim.id)

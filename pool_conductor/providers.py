@@ -342,6 +342,13 @@ def request_actions(template: dict) -> dict:
             'workflow': template.get('workflow')}
 
 
+def release_actions(template: dict) -> dict:
+    """What taking a machine back from a resource undoes of
+    request_actions(): the params and profiles its template set."""
+    return {'remove_parameters': sorted(template.get('params') or {}),
+            'remove_profiles': list(template.get('profiles') or [])}
+
+
 def _paths(op: dict) -> list[tuple[str, str]]:
     """The (op, path) pairs an operation of a generated patch amounts to:
     a move removes its source and adds its target, a copy adds."""

@@ -226,6 +226,32 @@ class ClaimAPITestCase(ClaimTestBase):
         self.assertEqual(['deploy'], [n['workflow'] for n in nodes.values()
                                       if n['workflow']])
 
+    def test_released_machines_lose_what_the_claim_set(self):
+        """Deleting a claim takes off the params and profiles its
+        templates gave the machines, and leaves the node's own."""
+        self.provider(defaults={'resource_class': 'baremetal',
+                                'profiles': ['web'],
+                                'params': {'role': 'web'}},
+                      match_ignore=['/params/role', '/params/tier',
+                                    '/params/rack'])
+        self.set_params('node-0', {'rack': 'r1'})
+        self.set_params('node-1', {'rack': 'r1'})
+        self.set_params('node-2', {'rack': 'r1'})
+        claim = self.ok(self.claim({'params': {'tier': 'front'}},
+                                   name='temp'), 201)
+        self.assertEqual(1, self.bind())
+        alloc = self.ok(self.get('/v1/allocations/%s' % self.ok(
+            self.get('/v1/claims/temp'))['allocations'][0]))
+        node = self.node(alloc['node_uuid'])
+        self.assertEqual(({'rack': 'r1', 'role': 'web', 'tier': 'front'},
+                          ['web']), (node['params'], node['profiles']))
+        self.assertEqual(204, self.delete('/v1/claims/%s'
+                                          % claim['uuid']).status_code)
+        node = self.node(alloc['node_uuid'])
+        self.assertEqual(({'rack': 'r1'}, [], 'Free'),
+                         (node['params'], node['profiles'],
+                          node['pool_status']))
+
     def test_bound_until_machines_are_in_use(self):
         self.ok(self.patch_json('/v1/pools/lab', [
             {'op': 'add', 'path': '/allocate_actions',
