@@ -20,6 +20,15 @@ CLAIM_PENDING = 'pending'
 MOVING = ('Joining', 'Building', 'Destroying', 'Leaving')
 
 
+
+def _statuses(results: list) -> str:
+    """How many nodes of a pool action's results are in each status."""
+    counts: dict = {}
+    for r in results:
+        counts[r.get('status')] = counts.get(r.get('status'), 0) + 1
+    return ', '.join('%d %s' % (n, status)
+                     for status, n in sorted(counts.items(), key=str))
+
 class PoolClientError(exceptions.CommandError):
     """A request failed: the server's message and the HTTP status code.
 
@@ -318,14 +327,16 @@ class Client:
     def node_get(self, node: str, fields=None) -> dict:
         return self.get(_path('nodes', node), params={'fields': fields})
 
-    def nodes_wait(self, results: list,
-                   timeout: float | None = 0) -> list:
+    def nodes_wait(self, results: list, timeout: float | None = 0,
+                   progress=None) -> list:
         """Wait until none of the nodes of a pool action's results is on
         its way to a stage (Joining, Building, Destroying, Leaving),
         reading them again whenever the event feed brings a change of
         pool status.
 
         :param timeout: seconds to wait at most; 0 or None waits forever.
+        :param progress: called with how many nodes are in each status,
+            each time they are read.
         :returns: the results, with each node's status now.
         :raises: PoolClientError on timeout, naming the nodes still moving
         """
@@ -333,6 +344,8 @@ class Client:
         results = [dict(r) for r in results]
         if not [r for r in results if r.get('status') in MOVING]:
             return results
+        report = progress or (lambda _state: None)
+        report(_statuses(results))
         changes = self._changes(
             deadline, object_type='node',
             event_type='pool.node.pool_status_set.success')
@@ -343,6 +356,7 @@ class Client:
                     'uuid', 'name', 'pool_status', 'pool_allocated'])
                 r.update(status=node.get('pool_status'),
                          allocated=node.get('pool_allocated'))
+            report(_statuses(results))
             moving = [r for r in results if r.get('status') in MOVING]
             if not moving:
                 return results
@@ -463,12 +477,15 @@ class Client:
     def claim_delete(self, claim: str) -> None:
         self.delete(_path('claims', claim))
 
-    def claim_wait(self, claim: str, timeout: float | None = 0) -> dict:
+    def claim_wait(self, claim: str, timeout: float | None = 0,
+                   progress=None) -> dict:
         """Wait until a claim is no longer ``pending``, reading it again
         whenever the event feed brings one of its events (and at least
         every 5 seconds: a claim's state also follows its machines).
 
         :param timeout: seconds to wait at most; 0 or None waits forever.
+        :param progress: called with the claim's state each time it is
+            read.
         :returns: the claim, ``bound``, ``ready``, ``error`` or
             ``expired``.
         :raises: PoolClientError on timeout
@@ -480,6 +497,8 @@ class Client:
                                                           self.claim_get))
         for _changed in changes:
             result = self.claim_get(claim)
+            if progress is not None:
+                progress(result.get('state'))
             if result.get('state') != CLAIM_PENDING:
                 return result
             if deadline is not None and time.monotonic() >= deadline:
@@ -529,13 +548,15 @@ class Client:
     def allocation_delete(self, allocation: str) -> None:
         self.delete(_path('allocations', allocation))
 
-    def allocation_wait(self, allocation: str,
-                        timeout: float | None = 0) -> dict:
+    def allocation_wait(self, allocation: str, timeout: float | None = 0,
+                        progress=None) -> dict:
         """Wait until an allocation is no longer ``allocating``: read it
         again whenever the event feed brings one of its events (polling
         a server without the feed).
 
         :param timeout: seconds to wait at most; 0 or None waits forever.
+        :param progress: called with the allocation's state each time it
+            is read.
         :returns: the allocation, ``active`` or ``error``.
         :raises: PoolClientError on timeout
         """
@@ -545,6 +566,8 @@ class Client:
                                     allocation, self.allocation_get))
         for _changed in changes:
             result = self.allocation_get(allocation)
+            if progress is not None:
+                progress(result.get('state'))
             if result.get('state') != ALLOCATING:
                 return result
             if deadline is not None and time.monotonic() >= deadline:

@@ -1,6 +1,8 @@
 """Helpers of the commands: key=value arguments, JSON Patch, columns."""
 import argparse
 import json
+import sys
+import time
 
 from cliff import columns
 from osc_lib import exceptions
@@ -345,3 +347,25 @@ def delete_each(app, kind: str, idents, delete) -> None:
                                                             exc))
     if failures:
         raise exceptions.CommandError('\n'.join(failures))
+
+
+class Progress:
+    """Shows a wait's progress on a terminal: each new state, with the
+    time waited so far, on stderr; nothing when stderr is not a terminal
+    (a script's output stays what it was)."""
+
+    def __init__(self, what: str, stream=None):
+        self.what = what
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(getattr(self.stream, 'isatty', None)
+                            and self.stream.isatty())
+        self.started = time.monotonic()
+        self.last = None
+
+    def __call__(self, state: str) -> None:
+        if not self.enabled or state == self.last:
+            return
+        self.last = state
+        self.stream.write('%s: %s (%.1f s)\n' % (
+            self.what, state, time.monotonic() - self.started))
+        self.stream.flush()

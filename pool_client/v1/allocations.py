@@ -90,7 +90,9 @@ class CreateAllocation(command.ShowOne):
         allocation = client.allocation_create(**fields)
         if parsed_args.wait_timeout is not None:
             allocation = client.allocation_wait(
-                allocation['uuid'], timeout=parsed_args.wait_timeout)
+                allocation['uuid'], timeout=parsed_args.wait_timeout,
+                progress=utils.Progress('Allocation %s'
+                                        % allocation['uuid']))
             if allocation.get('state') == ERROR:
                 raise exceptions.CommandError(
                     'Allocation %s failed: %s'

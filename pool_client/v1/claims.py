@@ -119,7 +119,9 @@ class CreateClaim(command.ShowOne):
         fields['resources'] = [resource(r) for r in parsed_args.resources]
         claim = client.claim_create(**fields)
         if wait is not None:
-            claim = client.claim_wait(claim['uuid'], timeout=wait)
+            claim = client.claim_wait(
+                claim['uuid'], timeout=wait,
+                progress=utils.Progress('Claim %s' % claim['uuid']))
             if claim.get('state') == ERROR:
                 raise exceptions.CommandError(
                     'Claim %s failed: %s'

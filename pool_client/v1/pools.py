@@ -662,8 +662,9 @@ class _Transition(_MachinesAction):
         client = self.app.client_manager.pool
         results = self.send(client, parsed_args, self.body(parsed_args))
         if parsed_args.wait_timeout is not None:
-            results = client.nodes_wait(results,
-                                        timeout=parsed_args.wait_timeout)
+            results = client.nodes_wait(
+                results, timeout=parsed_args.wait_timeout,
+                progress=utils.Progress('Nodes'))
         return utils.rows(results, RESULT_FIELDS)
 
     def body(self, parsed_args) -> dict:

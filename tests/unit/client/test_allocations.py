@@ -1,4 +1,6 @@
 """The ``openstack pool allocation`` commands."""
+from unittest import mock
+
 from osc_lib import exceptions
 
 from pool_client import client
@@ -46,7 +48,7 @@ class TestCreateAllocation(base.TestCommand):
                                  [('wait_timeout', 0)])
         columns, data = self.cmd.take_action(args)
         self.client.allocation_wait.assert_called_once_with(
-            base.ALLOCATION_UUID, timeout=0)
+            base.ALLOCATION_UUID, timeout=0, progress=mock.ANY)
         shown = self.machine(columns, data)
         self.assertEqual('active', shown['state'])
         self.assertEqual(base.NODE_UUID, shown['node_uuid'])
@@ -57,7 +59,7 @@ class TestCreateAllocation(base.TestCommand):
                                  [('wait_timeout', 30)])
         self.cmd.take_action(args)
         self.client.allocation_wait.assert_called_once_with(
-            base.ALLOCATION_UUID, timeout=30)
+            base.ALLOCATION_UUID, timeout=30, progress=mock.ANY)
 
     def test_create_wait_error(self):
         self.client.allocation_wait.return_value = self.allocation(

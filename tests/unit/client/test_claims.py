@@ -146,8 +146,8 @@ class TestCreateClaim(base.TestCommand):
                                             '--wait'],
                                  [('wait_timeout', 0)])
         columns, data = self.cmd.take_action(args)
-        self.client.claim_wait.assert_called_once_with(CLAIM_UUID,
-                                                       timeout=0)
+        self.client.claim_wait.assert_called_once_with(
+            CLAIM_UUID, timeout=0, progress=mock.ANY)
         shown = self.machine(columns, data)
         self.assertEqual('bound', shown['state'])
         self.assertEqual([base.ALLOCATION_UUID], shown['allocations'])
@@ -157,8 +157,8 @@ class TestCreateClaim(base.TestCommand):
         args = self.check_parser(self.cmd, ['--resource', 'p', '--wait',
                                             '30'], [('wait_timeout', 30)])
         self.cmd.take_action(args)
-        self.client.claim_wait.assert_called_once_with(CLAIM_UUID,
-                                                       timeout=30)
+        self.client.claim_wait.assert_called_once_with(
+            CLAIM_UUID, timeout=30, progress=mock.ANY)
 
     def test_create_wait_error(self):
         self.client.claim_wait.return_value = claim(

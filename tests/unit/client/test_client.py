@@ -442,6 +442,16 @@ class TestWaitPolling(base.BaseTestCase):
         self.assertEqual(4, len(session.calls))
         self.assertEqual([0.5, 0.5], self.clock.sleeps)
 
+    def test_wait_reports_each_state_read(self):
+        session = FakeSession(
+            ironic_error(404, 'The resource could not be found.'),
+            response(200, {'uuid': ALLOC, 'state': 'allocating'}),
+            response(200, {'uuid': ALLOC, 'state': 'active'}))
+        c = client.Client(session, ENDPOINT, poll_interval=0.5)
+        seen = []
+        c.allocation_wait(ALLOC, progress=seen.append)
+        self.assertEqual(['allocating', 'active'], seen)
+
     def test_wait_error_returns(self):
         session = FakeSession(
             ironic_error(404, 'The resource could not be found.'),

@@ -1,6 +1,7 @@
 """``openstack pool create|list|show|set|unset|status|delete``, ``pool
 machines ...`` and ``pool node return``."""
 import copy
+from unittest import mock
 
 from osc_lib import exceptions
 
@@ -532,7 +533,7 @@ class TestMachinesCommands(base.TestCommand):
             columns, rows = cmd.take_action(self.check_parser(
                 cmd, ['web', '--wait-for-stage', 'complete', *wait], []))
             self.client.nodes_wait.assert_called_once_with(
-                [building], timeout=timeout)
+                [building], timeout=timeout, progress=mock.ANY)
             self.assertEqual([('node-1', base.NODE_UUID, 'InUse', True)],
                              list(rows))
         # The server was not asked to block.

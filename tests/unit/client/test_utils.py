@@ -1,6 +1,7 @@
 """pool_client.utils: the JSON Patch of set and unset commands, the
 options of list and show commands."""
 import argparse
+import io
 from unittest import mock
 
 from osc_lib import exceptions
@@ -131,3 +132,34 @@ class TestListArguments(base.BaseTestCase):
             self._helps(parser))
         self.assertEqual([['uuid'], ['address']], parser.parse_args(
             ['--fields', 'uuid', '--fields', 'address']).fields)
+
+
+class _Stream(io.StringIO):
+
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+class TestProgress(base.BaseTestCase):
+
+    def test_terminal_shows_each_new_state_with_the_time(self):
+        stream = _Stream(tty=True)
+        progress = utils.Progress('Allocation a1', stream)
+        for state in ('allocating', 'allocating', 'active'):
+            progress(state)
+        lines = stream.getvalue().splitlines()
+        self.assertEqual(2, len(lines))
+        self.assertRegex(lines[0],
+                         r'^Allocation a1: allocating \(\d+\.\d s\)$')
+        self.assertRegex(lines[1], r'^Allocation a1: active \(\d+\.\d s\)$')
+
+    def test_quiet_when_not_a_terminal(self):
+        stream = _Stream(tty=False)
+        progress = utils.Progress('Allocation a1', stream)
+        progress('allocating')
+        progress('active')
+        self.assertEqual('', stream.getvalue())
