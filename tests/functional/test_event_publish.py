@@ -55,8 +55,10 @@ class EventPublishMixin:
         for t in writers:
             t.join()
         events.sequence()
-        while events_db.publish(1, lambda row: None) != (0, None):
-            pass   # wait for the last batches of the publishers
+        # Until nothing is left: the last batches go out by the threads or
+        # by this loop, all through send.
+        while events_db.publish(1, send) != (0, None):
+            pass
         stop.set()
         for t in threads:
             t.join()
