@@ -64,7 +64,7 @@ def mask(value, keys: Iterable[str] = (), known: Iterable[str] = ()):
     known = sorted({k for k in known
                     if isinstance(k, str) and len(k) >= MIN_KNOWN},
                    key=len, reverse=True)
-    return _mask(value, frozenset(keys), known, set())
+    return _mask(value, frozenset(keys), known, None)
 
 
 def secret_values(value) -> set[str]:
@@ -75,7 +75,7 @@ def secret_values(value) -> set[str]:
     return found
 
 
-def _mask(value, keys: frozenset, known: list, found: set):
+def _mask(value, keys: frozenset, known: list, found: set | None):
     if isinstance(value, dict):
         return {k: _hide(v, found) if k in keys or is_secret_key(k)
                 else _mask(v, keys, known, found)
@@ -95,10 +95,11 @@ def _names_secret(item) -> bool:
     return flag is not None and is_secret_key(flag.group(1))
 
 
-def _hide(value, found: set) -> str:
-    for text in _strings(value):
-        found.add(text)
-        _mask_text(text, (), found)  # Bearer <secret> holds one too.
+def _hide(value, found: set | None) -> str:
+    if found is not None:
+        for text in _strings(value):
+            found.add(text)
+            _mask_text(text, (), found)  # Bearer <secret> holds one too.
     return MASK
 
 
@@ -113,9 +114,13 @@ def _strings(value) -> Iterable[str]:
             yield from _strings(item)
 
 
-def _mask_text(text: str, known: list, found: set) -> str:
+def _mask_text(text: str, known: list, found: set | None) -> str:
+    """text masked; the secrets found added to found (when not None)."""
+    if found is None and not known and len(text) <= _CACHED_TEXT:
+        return _masked_text(text)
+
     def hide(match: re.Match) -> str:
-        if match.group('secret') != MASK:
+        if match.group('secret') != MASK and found is not None:
             found.add(match.group('secret'))
         return match.group('pre') + MASK
 
@@ -125,3 +130,14 @@ def _mask_text(text: str, known: list, found: set) -> str:
         for shape in _SHAPES:
             text = shape.sub(hide, text)
     return strutils.mask_password(text, MASK)
+
+
+# Strings up to this long are masked once and remembered.
+_CACHED_TEXT = 256
+
+
+@functools.lru_cache(maxsize=8192)
+def _masked_text(text: str) -> str:
+    # Cached: the strings of records and answers repeat (states, names,
+    # interfaces), and oslo.utils' mask_password() tries many patterns.
+    return _mask_text(text, (), set())
