@@ -51,6 +51,7 @@ def _request_schemas() -> dict:
         'NodeTraits': node_schemas.TRAITS,
         'AllocationCreate': allocation_schemas.CREATE,
         'AllocationUpdate': allocation_schemas.UPDATE,
+        'AllocationPreview': allocation_schemas.PREVIEW,
         'PortCreate': port_schemas.CREATE,
         'PortUpdate': port_schemas.UPDATE,
         'VIF': port_schemas.VIF,

@@ -119,6 +119,13 @@ RULES = [
           [('GET', '/v1/allocations')]),
     _rule('baremetal:allocation:create', API_MEMBER,
           'Create an allocation.', [('POST', '/v1/allocations')]),
+    _rule('pool:allocation_candidates:get', API_MEMBER,
+          'Preview an allocation request: the nodes it would match, the '
+          'one it would get now and why the others are left out. Without '
+          'baremetal:allocation:create_restricted only the nodes the '
+          'project owns or leases are looked at.',
+          [('POST', '/v1/allocation_candidates'),
+           ('GET', '/v1/allocation_candidates')]),
     _rule('baremetal:allocation:create_restricted', SYSTEM_MEMBER,
           'Create an allocation for any owner, among all nodes. Without '
           'it the owner is the project of the token and the candidates '

@@ -4,6 +4,7 @@ from typing import NamedTuple
 
 from pool_api.handlers import allocations
 from pool_api.handlers import brokers
+from pool_api.handlers import candidates
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import events
@@ -197,6 +198,18 @@ ROUTES = [
           Doc('Create an allocation, or backfill one', 'allocations',
               'Allocation', status=201, body='AllocationCreate', errors=_WRITE,
               location=True, creates='allocation_ident')),
+    Route('/v1/allocation_candidates', 'POST', candidates.preview_allocation,
+          Doc('Preview an allocation request: the nodes it matches, the '
+              'one the allocator would give it now, and how many nodes '
+              'each filter left out; nothing is reserved', 'allocations',
+              'AllocationCandidates', body='AllocationPreview',
+              versioned=False, errors=_MISSING)),
+    Route('/v1/allocation_candidates', 'GET',
+          candidates.preview_allocation_query,
+          Doc('Preview an allocation request given as query parameters '
+              '(lists separated by commas)', 'allocations',
+              'AllocationCandidates', versioned=False,
+              filters=allocation_schemas.PREVIEW_QUERY, errors=_MISSING)),
     Route(ALLOCATION, 'GET', allocations.get_allocation,
           Doc('Show an allocation', 'allocations', 'Allocation',
               query=_FIELDS, errors=_MISSING)),

@@ -427,6 +427,12 @@ class Client:
     def allocation_create(self, **fields) -> dict:
         return self.post('/v1/allocations', body=fields)
 
+    def allocation_candidates(self, **request) -> dict:
+        """Preview an allocation request: the matching nodes, the one the
+        allocator would pick and how many nodes each filter left out
+        (POST /v1/allocation_candidates)."""
+        return self.post('/v1/allocation_candidates', body=request)
+
     def allocation_list(self, fields=None, limit: int | None = None,
                         marker: str | None = None,
                         sort_key: str | None = None,

@@ -63,12 +63,13 @@ def _describe(alloc) -> str:
     return 'in pool %s with %s' % (pool_of(alloc), ' and '.join(parts))
 
 
-def _pivot(max_node_id: int) -> int:
-    return random.randint(0, max_node_id) if max_node_id > 0 else 0
+def pivot(max_node_id: int, rng=random) -> int:
+    """A random node id to start the search for free nodes from."""
+    return rng.randint(0, max_node_id) if max_node_id > 0 else 0
 
 
 def _lock_free(conn, alloc, pivot: int, count: int = 1,
-           exclude=()) -> list:
+               exclude=(), lock: bool = True) -> list:
     """Lock up to count free nodes matching alloc.
 
     The search starts at a random node id (pivot) and wraps around, so that
@@ -77,21 +78,30 @@ def _lock_free(conn, alloc, pivot: int, count: int = 1,
     """
     pool = pool_of(alloc)
     rows = free_nodes.for_allocation(conn, alloc, pool,
-                                     free_nodes.FROM_PIVOT, count,
+                                     free_nodes.FROM_PIVOT, count, lock=lock,
                                      pivot=pivot, exclude=exclude)
     if len(rows) < count and pivot > 0:
         rows += free_nodes.for_allocation(
             conn, alloc, pool, free_nodes.BEFORE_PIVOT,
-            count - len(rows), pivot=pivot, exclude=exclude)
+            count - len(rows), lock=lock, pivot=pivot, exclude=exclude)
     return rows
 
 
-def _named(conn, alloc, exclude=()) -> list:
+def _named(conn, alloc, exclude=(), lock: bool = True) -> list:
     """The free node named as the allocation, which it takes first."""
     if not alloc.name:
         return []
     return free_nodes.for_allocation(conn, alloc, pool_of(alloc),
-                                     free_nodes.BY_NAME, exclude=exclude)
+                                     free_nodes.BY_NAME, lock=lock,
+                                     exclude=exclude)
+
+
+def choose(conn, alloc, start: int, lock: bool = True) -> list:
+    """The free node an allocation gets (a list of one, or empty): the
+    node named as it, else the first match from the node id start on,
+    wrapping around; locked with lock (SKIP LOCKED)."""
+    return _named(conn, alloc, lock=lock) or _lock_free(conn, alloc, start,
+                                                        lock=lock)
 
 
 def _outcome(alloc, host: str, state: str, actors: dict, node=None,
@@ -178,8 +188,7 @@ def allocate_one(context, alloc_id: int, host: str,
             if not allocs:
                 return GONE
             alloc = allocs[0]
-            rows = _named(conn, alloc) or _lock_free(conn, alloc,
-                                                 _pivot(max_node_id))
+            rows = choose(conn, alloc, pivot(max_node_id))
             if not rows:
                 if free_nodes.for_allocation(conn, alloc, pool_of(alloc),
                                              free_nodes.ANYWHERE,
@@ -235,7 +244,7 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
                 if named:
                     pairs.append((alloc, named[0]))
             for group in groups.values():
-                rows = _lock_free(conn, group[0], _pivot(max_node_id),
+                rows = _lock_free(conn, group[0], pivot(max_node_id),
                               len(group), exclude=[r.id for _, r in pairs])
                 # Fewer nodes than allocations: the rest get none here.
                 pairs.extend(zip(group, rows, strict=False))
@@ -279,22 +288,8 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
         raise exception.Invalid('The resource_class field is mandatory when '
                                 'not backfilling.')
     if candidates:
-        try:
-            uuids = nodes_db.get_node_uuids(context, candidates,
-                                            project=project)
-        except exception.NodeNotFound as exc:
-            raise exception.InvalidParameterValue(err=exc.message) from None
-        values['candidate_nodes'] = list(dict.fromkeys(uuids[c]
-                                                       for c in candidates))
-        wanted = pool or models.DEFAULT_POOL
-        elsewhere = {u: p for u, p in nodes_db.pools_of(
-            context, values['candidate_nodes']).items() if p != wanted}
-        if elsewhere:
-            raise exception.InvalidParameterValue(
-                err='Candidate nodes must be in pool %s, the pool of the '
-                    'allocation: %s.' % (wanted, ', '.join(
-                        '%s is in pool %s' % item
-                        for item in sorted(elsewhere.items()))))
+        values['candidate_nodes'] = candidate_uuids(context, candidates,
+                                                    pool, project)
     host = rpcapi.pick_conductor(context)
     values.update(state=states.ALLOCATING, conductor_affinity=host)
     # The INSERT reads the pool's lifespan policy; the end is settled in
@@ -304,6 +299,32 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
             'lifespan_end')), _created)
     rpcapi.create_allocation(context, alloc.id, host)
     return alloc
+
+
+def candidate_uuids(context, candidates, pool: str | None,
+                    project: str | None = None) -> list[str]:
+    """The UUIDs of the candidate nodes of an allocation request, named
+    by name or UUID, which must be in the allocation's pool.
+
+    :param project: the project whose nodes the candidates must be.
+    :raises: InvalidParameterValue for a node that does not exist (or is
+        not the project's) or is in another pool
+    """
+    try:
+        uuids = nodes_db.get_node_uuids(context, candidates, project=project)
+    except exception.NodeNotFound as exc:
+        raise exception.InvalidParameterValue(err=exc.message) from None
+    found = list(dict.fromkeys(uuids[c] for c in candidates))
+    wanted = pool or models.DEFAULT_POOL
+    elsewhere = {u: p for u, p in nodes_db.pools_of(context, found).items()
+                 if p != wanted}
+    if elsewhere:
+        raise exception.InvalidParameterValue(
+            err='Candidate nodes must be in pool %s, the pool of the '
+                'allocation: %s.' % (wanted, ', '.join(
+                    '%s is in pool %s' % item
+                    for item in sorted(elsewhere.items()))))
+    return found
 
 
 def _created(conn, alloc) -> None:

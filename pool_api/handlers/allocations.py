@@ -88,7 +88,7 @@ def _not_of_claim(alloc, what: str) -> None:
             what=what)
 
 
-def _restrict_owner(body: dict) -> str | None:
+def restrict_owner(body: dict) -> str | None:
     """The project that must own a new allocation, None for any.
 
     Without baremetal:allocation:create_restricted the owner is the
@@ -118,7 +118,7 @@ def create_allocation():
     policy.authorize('baremetal:allocation:create')
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
-    project = _restrict_owner(body)
+    project = restrict_owner(body)
     if body.get('node') is not None and not microversion.at_least(
             microversion.ALLOCATION_BACKFILL):
         raise exception.Invalid('Cannot set node when creating an '

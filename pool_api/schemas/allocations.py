@@ -25,6 +25,38 @@ CREATE = {
     'additionalProperties': False,
 }
 
+# A preview of an allocation request: what the allocator reads of it,
+# the seed of its random start, and how many matches to list.
+PREVIEW = {
+    'type': 'object',
+    'properties': {
+        'name': common.NULLABLE_NAME,
+        'resource_class': common.nullable(common.RESOURCE_CLASS),
+        'traits': common.nullable(common.TRAITS),
+        'candidate_nodes': CREATE['properties']['candidate_nodes'],
+        'owner': common.PROJECT,
+        'pool': common.NULLABLE_NAME,
+        'seed': {'type': ['integer', 'null'], 'minimum': 0,
+                 'maximum': 2 ** 63 - 1},
+        'limit': {'type': ['integer', 'null'], 'minimum': 1,
+                  'maximum': 2 ** 31 - 1},
+    },
+    'additionalProperties': False,
+}
+
+# The query parameters of GET /v1/allocation_candidates: the fields of
+# the body, lists separated by commas.
+PREVIEW_QUERY = {
+    'resource_class': {'type': 'string', 'maxLength': 80},
+    'traits': {'type': 'string', 'maxLength': 10000},
+    'candidate_nodes': {'type': 'string', 'maxLength': 100000},
+    'owner': {'type': 'string', 'maxLength': 255},
+    'pool': {'type': 'string', 'maxLength': 255},
+    'name': {'type': 'string', 'maxLength': 255},
+    'seed': {'type': 'integer', 'minimum': 0, 'maximum': 2 ** 63 - 1},
+    'limit': {'type': 'integer', 'minimum': 1, 'maximum': 2 ** 31 - 1},
+}
+
 # The fields a PATCH may change, checked after the patch is applied.
 UPDATE = {
     'type': 'object',

@@ -9,6 +9,7 @@ from pool_api.handlers import nodes as node_handlers
 from pool_api import microversion
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_conductor import candidates
 from pool_conductor import deploy_checks
 from pool_conductor import events
 from pool_conductor import states
@@ -323,8 +324,27 @@ FLEET = _object({
 }, required=('as_of', 'heartbeat_timeout', 'pools', 'nodes', 'allocations',
              'claims', 'ending_soon', 'conductors', 'stranded', 'alerts'))
 
+_REJECTED = _object(dict.fromkeys(candidates.REASONS, _INTEGER),
+                    required=candidates.REASONS,
+                    description='How many nodes each reason left out; a '
+                                'node counts once, under the first reason '
+                                'that removes it, in the order listed.')
+ALLOCATION_CANDIDATES = _object({
+    'as_of': _TIMESTAMP,
+    'candidates': {'type': 'array', 'items': _object({
+        'uuid': STRING, 'name': _NULLABLE_STRING, 'pool': STRING,
+        'resource_class': _NULLABLE_STRING, 'traits': _STRINGS,
+    }, required=('uuid', 'name', 'pool', 'resource_class', 'traits'))},
+    'total_matching': _INTEGER,
+    'would_pick': _NULLABLE_STRING,
+    'rejected': _REJECTED,
+    'fleet': _INTEGER,
+}, required=('as_of', 'candidates', 'total_matching', 'would_pick',
+             'rejected', 'fleet'))
+
 SCHEMAS = {
     'Fleet': FLEET,
+    'AllocationCandidates': ALLOCATION_CANDIDATES,
     'Page': {'type': 'string', 'description': 'An HTML page, a style '
              'sheet or a script of the dashboard.'},
     'EventWatch': {'type': 'object', 'description': 'The answer of GET '

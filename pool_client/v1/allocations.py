@@ -101,6 +101,62 @@ class CreateAllocation(command.ShowOne):
         return utils.show(allocation)
 
 
+class PreviewAllocation(command.ShowOne):
+    """Preview an allocation: the nodes it would match, the one it would
+    get now and how many nodes each filter left out. Nothing is reserved.
+    """
+
+    log = logging.getLogger(__name__ + '.PreviewAllocation')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--resource-class', metavar='<resource_class>',
+            help='Resource class to request.')
+        parser.add_argument(
+            '--trait', metavar='<trait>', action='append', dest='traits',
+            help='A trait to request. Can be specified multiple times.')
+        parser.add_argument(
+            '--candidate-node', metavar='<node>', action='append',
+            dest='candidate_nodes',
+            help='Only consider this node. Can be specified multiple '
+                 'times.')
+        parser.add_argument(
+            '--name', metavar='<name>',
+            help='The name of the allocation: a free node of this name is '
+                 'taken first.')
+        parser.add_argument(
+            '--owner', metavar='<owner>', help='Owner of the allocation.')
+        parser.add_argument(
+            '--pool', metavar='<pool>',
+            help='Take a Free node of this pool (default: the default '
+                 'pool).')
+        parser.add_argument(
+            '--seed', type=int, metavar='<seed>',
+            help='Seed the random start of the allocator\'s search, to '
+                 'get the same pick again.')
+        parser.add_argument(
+            '--limit', type=int, metavar='<count>',
+            help='List at most this many matching nodes (all are counted).')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        client = self.app.client_manager.pool
+        request = {k: getattr(parsed_args, k)
+                   for k in ('resource_class', 'traits', 'candidate_nodes',
+                             'name', 'owner', 'pool', 'seed', 'limit')
+                   if getattr(parsed_args, k) is not None}
+        answer = client.allocation_candidates(**request)
+        answer['candidates'] = [c['name'] or c['uuid']
+                                for c in answer['candidates']]
+        # The reasons that left nodes out, in the order they are tested.
+        answer['rejected'] = ', '.join(
+            '%s=%d' % item for item in answer['rejected'].items()
+            if item[1]) or 'none'
+        return utils.show(answer)
+
+
 class ListAllocation(command.Lister):
     """List allocations."""
 

@@ -115,6 +115,12 @@ opts = [
                      'authenticated. Off, a scrape authenticates as any API '
                      'call does and needs the policy rule pool:metrics:get '
                      '(system readers by default).'),
+    cfg.IntOpt('max_allocation_candidates',
+               default=1000,
+               min=1,
+               help='The most matching nodes a preview of an allocation '
+                    '(/v1/allocation_candidates) lists; it counts every '
+                    'match and every node left out whatever the limit.'),
 ]
 
 

@@ -142,6 +142,29 @@ class TestPoolCLI(testtools.TestCase):
                               '-f', 'json').json()
         self.assertEqual([], listed)
 
+    def test_allocation_candidates(self):
+        rc = self.prefix + '-rc'
+        names = [self.prefix + '-p1', self.prefix + '-p2']
+        for name in names:
+            self.create_node(name, '--resource-class', rc)
+            self.run_cli('node', 'manage', name)
+            self.run_cli('node', 'provide', name)
+        self.run_cli('node', 'maintenance', 'set', names[1])
+        preview = self.run_cli('allocation', 'candidates', '--resource-class',
+                               rc, '--seed', '7', '-f', 'json').json()
+        self.assertEqual([names[0]], preview['candidates'])
+        self.assertEqual(1, preview['total_matching'])
+        self.assertIn('maintenance=1', preview['rejected'])
+        alloc = self.run_cli('allocation', 'create', '--resource-class', rc,
+                             '--wait', '60', '-f', 'json').json()
+        self.assertEqual(preview['would_pick'], alloc['node_uuid'])
+        preview = self.run_cli('allocation', 'candidates', '--resource-class',
+                               rc, '-f', 'json').json()
+        self.assertEqual([], preview['candidates'])
+        self.assertIsNone(preview['would_pick'])
+        self.assertIn('allocated=1', preview['rejected'])
+        self.run_cli('allocation', 'delete', alloc['uuid'])
+
     def test_node_set_unset_maintenance(self):
         name = self.prefix + '-node'
         self.create_node(name)

@@ -242,6 +242,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 validation.PATCH_SCHEMA,
             ('/v1/claims', 'post'): claim_schemas.CLAIM_CREATE,
             ('/v1/claims/{claim_ident}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/allocation_candidates', 'post'): allocation_schemas.PREVIEW,
             **{('/v1/pools/{pool_name}/%s' % action, 'post'):
                pool_schemas.ACTION
                for action in ('addMachines', 'removeMachines',

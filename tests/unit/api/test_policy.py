@@ -178,6 +178,10 @@ CASES = [
      [{'op': 'replace', 'path': '/description', 'value': 'd'}],
      SYSTEM_ADMIN_ONLY),
     ('DELETE', '/v1/providers/{providers}', None, SYSTEM_ADMIN_ONLY),
+    # A project previews among its own nodes.
+    ('POST', '/v1/allocation_candidates', {'resource_class': 'baremetal'},
+     ANY_MEMBER),
+    ('GET', '/v1/allocation_candidates', None, ANY_MEMBER),
     ('GET', '/v1/claims', None, ANY_READER),
     # An empty claim is refused (400) once the policy let it through.
     ('POST', '/v1/claims', {'resources': []}, ANY_MEMBER),

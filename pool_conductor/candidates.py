@@ -1,0 +1,78 @@
+"""The allocation preview: which nodes an allocation request matches,
+the one the allocator would give it now, and why every other node is
+left out. Nothing is locked, reserved or recorded."""
+import dataclasses
+import datetime
+import random
+
+from oslo_config import cfg
+
+from pool_conductor import allocations
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import candidates as candidates_db
+from pool_conductor.db import models
+from pool_conductor.db import pools as pools_db
+
+CONF = cfg.CONF
+
+REASONS = candidates_db.REASONS
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What an allocation asks for, as the allocator reads it."""
+
+    resource_class: str | None = None
+    traits: tuple[str, ...] = ()
+    candidate_nodes: tuple[str, ...] = ()
+    owner: str | None = None
+    pool: str = models.DEFAULT_POOL
+    # A free node of this name is taken first, as by an allocation of
+    # this name.
+    name: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Preview:
+    """The answer: the matching nodes (up to a limit) with their traits,
+    how many match, the node the allocator would pick (None: none
+    matches), how many nodes each reason removed, and when."""
+
+    candidates: list[tuple]
+    total_matching: int
+    would_pick: str | None
+    rejected: dict[str, int]
+    as_of: datetime.datetime
+
+    @property
+    def fleet(self) -> int:
+        """Every node looked at: the matches and those left out."""
+        return self.total_matching + sum(self.rejected.values())
+
+
+def preview(context, request: Request, project: str | None = None,
+            limit: int | None = None, seed: int | None = None) -> Preview:
+    """Preview an allocation request among the nodes project owns or
+    leases (every node with None).
+
+    :param seed: seeds the random start of the allocator's search, so
+        that the pick is the one an allocator seeded alike makes.
+    :raises: ObjectNotFound for a pool that does not exist
+    """
+    if request.pool != models.DEFAULT_POOL:
+        pools_db.get(context, models.Pool, request.pool)
+    cap = CONF.api.max_allocation_candidates
+    as_of = db_api.utcnow()
+    rejected, rows, matching = candidates_db.preview(
+        context, request, project, min(limit or cap, cap))
+    pick = None
+    if matching:
+        rng = random.Random(seed) if seed is not None else random
+        start = allocations.pivot(allocations_db.max_node_id(context), rng)
+        with db_api.reader(context) as session:
+            chosen = allocations.choose(session.connection(), request, start,
+                                        lock=False)
+        pick = chosen[0].uuid if chosen else None
+    return Preview(candidates=rows, total_matching=matching, would_pick=pick,
+                   rejected=rejected, as_of=as_of)

@@ -1,0 +1,95 @@
+"""The queries of the allocation preview: why each node of the fleet
+would or would not be taken, counted in one grouped statement."""
+import sqlalchemy as sa
+
+from pool_conductor.db import api
+from pool_conductor.db import models
+from pool_conductor import states
+
+_NODES = models.Node.__table__
+_TRAITS = models.NodeTrait.__table__
+
+# The reasons a node is left out, in the order they are tested: a node
+# counts once, under the first that removes it. The conditions are those
+# of the allocator's search for free nodes (free_nodes.ALLOCATABLE); a
+# test checks that the nodes left are exactly the ones it finds.
+REASONS = ('pool', 'resource_class', 'traits', 'candidate_nodes', 'owner',
+           'maintenance', 'provision_state', 'allocated', 'reserved',
+           'pool_status', 'power_state')
+
+
+def _has_trait(trait: str):
+    return sa.exists().where(_TRAITS.c.node_id == _NODES.c.id,
+                             _TRAITS.c.trait == trait)
+
+
+def _tests(request) -> list[tuple[str, object]]:
+    """(reason, the condition a node must meet) for the request's
+    filters and the allocator's own."""
+    node = _NODES.c
+    tests = [('pool', node.pool == request.pool)]
+    if request.resource_class:
+        tests.append(('resource_class',
+                      node.resource_class == request.resource_class))
+    if request.traits:
+        tests.append(('traits', sa.and_(*map(_has_trait, request.traits))))
+    if request.candidate_nodes:
+        tests.append(('candidate_nodes',
+                      node.uuid.in_(list(request.candidate_nodes))))
+    if request.owner:
+        tests.append(('owner', sa.or_(node.owner == request.owner,
+                                      node.lessee == request.owner)))
+    return tests + [
+        ('maintenance', node.maintenance.is_(False)),
+        ('provision_state', node.provision_state == states.AVAILABLE),
+        ('allocated', sa.and_(node.instance_uuid.is_(None),
+                              node.allocation_id.is_(None))),
+        ('reserved', node.reservation.is_(None)),
+        ('pool_status', node.pool_status == states.POOL_FREE),
+        ('power_state', node.power_state.is_not(None)),
+    ]
+
+
+def _reason(request):
+    """The first reason that removes a node, NULL for a match (a test on
+    a NULL column fails it)."""
+    return sa.case(*((sa.not_(sa.func.coalesce(condition, sa.false())),
+                      reason) for reason, condition in _tests(request)),
+                   else_=sa.null())
+
+
+def _visible(project: str | None) -> tuple:
+    if project is None:
+        return ()
+    return (sa.or_(_NODES.c.owner == project, _NODES.c.lessee == project),)
+
+
+def preview(context, request, project: str | None, limit: int
+            ) -> tuple[dict[str, int], list[tuple[sa.Row, list[str]]], int]:
+    """(nodes removed by each reason, the first limit matching nodes in
+    id order with their traits, how many match) among the nodes project
+    may see (all with None)."""
+    reason = _reason(request).label('reason')
+    node = _NODES.c
+    with api.reader(context) as session:
+        conn = session.connection()
+        counted = sa.select(reason).where(*_visible(project)).subquery()
+        counts = dict(conn.execute(
+            sa.select(counted.c.reason, sa.func.count())
+            .group_by(counted.c.reason)).all())
+        rows = conn.execute(
+            sa.select(node.id, node.uuid, node.name, node.pool,
+                      node.resource_class)
+            .where(*_visible(project), _reason(request).is_(None))
+            .order_by(node.id).limit(limit)).all()
+        traits: dict[int, list[str]] = {}
+        if rows:
+            for node_id, trait in conn.execute(
+                    sa.select(_TRAITS.c.node_id, _TRAITS.c.trait)
+                    .where(_TRAITS.c.node_id.in_([r.id for r in rows]))
+                    .order_by(_TRAITS.c.trait)):
+                traits.setdefault(node_id, []).append(trait)
+        matching = counts.pop(None, 0)
+    rejected = {r: counts.get(r, 0) for r in REASONS}
+    return (rejected, [(row, traits.get(row.id, [])) for row in rows],
+            matching)

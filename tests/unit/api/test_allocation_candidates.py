@@ -1,0 +1,227 @@
+"""The allocation preview: /v1/allocation_candidates."""
+import random
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from pool_api import auth
+from pool_conductor import allocations
+from pool_conductor.allocations import AllocationWorker
+from pool_conductor import candidates
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import free_nodes
+from pool_conductor.db import models
+from pool_conductor.db import nodes as nodes_db
+from tests.unit.api import base
+
+PREVIEW = '/v1/allocation_candidates'
+PROJECT = 'project-a'
+MEMBER = {'X-Roles': 'member,reader', 'X-Project-Id': PROJECT}
+
+
+class PreviewAPITestCase(base.APITestCase):
+
+    def preview(self, body, status=200, **kw):
+        resp = self.post(PREVIEW, body, **kw)
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def test_counts_each_node_once_under_the_first_filter(self):
+        match = self.create_node(name='match', traits=['CUSTOM_GPU'])
+        self.create_node(name='other-class', resource_class='other')
+        self.create_node(name='no-trait')
+        self.create_node(name='maint', traits=['CUSTOM_GPU'],
+                         maintenance=True)
+        self.create_node(name='manageable', traits=['CUSTOM_GPU'],
+                         provision_state='manageable')
+        self.create_node(name='taken', traits=['CUSTOM_GPU'],
+                         instance_uuid='0d9f4c43-8a1e-4a64-9b43-6f2b0e4a1c11')
+        self.create_node(name='no-power', traits=['CUSTOM_GPU'],
+                         power_state=None)
+        # In maintenance and of another class: counted as the class only.
+        self.create_node(name='both', resource_class='other',
+                         maintenance=True)
+        answer = self.preview({'resource_class': 'baremetal',
+                               'traits': ['CUSTOM_GPU']})
+        self.assertEqual([match.uuid],
+                         [c['uuid'] for c in answer['candidates']])
+        self.assertEqual(['CUSTOM_GPU'], answer['candidates'][0]['traits'])
+        self.assertEqual(1, answer['total_matching'])
+        self.assertEqual(match.uuid, answer['would_pick'])
+        self.assertEqual({'pool': 0, 'resource_class': 2, 'traits': 1,
+                          'candidate_nodes': 0, 'owner': 0,
+                          'maintenance': 1, 'provision_state': 1,
+                          'allocated': 1, 'reserved': 0, 'pool_status': 0,
+                          'power_state': 1}, answer['rejected'])
+        self.assertEqual(8, answer['fleet'])
+
+    def test_nothing_matches_and_nothing_is_reserved(self):
+        node = self.create_node(name='busy', maintenance=True)
+        answer = self.preview({'resource_class': 'baremetal'})
+        self.assertEqual([], answer['candidates'])
+        self.assertIsNone(answer['would_pick'])
+        self.assertEqual(1, answer['rejected']['maintenance'])
+        # A preview of a free node leaves it free and records nothing.
+        free = self.create_node(name='free')
+        answer = self.preview({'resource_class': 'baremetal'})
+        self.assertEqual(free.uuid, answer['would_pick'])
+        self.assertIsNone(nodes_db.get_node(self.context, 'free').reservation)
+        self.assertEqual([], self.casts)
+        self.assertEqual(node.uuid, nodes_db.get_node(self.context,
+                                                      'busy').uuid)
+
+    def test_other_pools_and_candidates(self):
+        self.post('/v1/pools', {'name': 'ci'})
+        inside = self.create_node(name='in-ci', pool='ci')
+        self.create_node(name='in-default')
+        answer = self.preview({'resource_class': 'baremetal', 'pool': 'ci'})
+        self.assertEqual(inside.uuid, answer['would_pick'])
+        self.assertEqual(1, answer['rejected']['pool'])
+        other = self.create_node(name='second', pool='ci')
+        answer = self.preview({'resource_class': 'baremetal', 'pool': 'ci',
+                               'candidate_nodes': ['second']})
+        self.assertEqual(other.uuid, answer['would_pick'])
+        self.assertEqual(1, answer['rejected']['candidate_nodes'])
+
+    def test_a_free_node_named_as_the_request_is_picked(self):
+        for i in range(5):
+            self.create_node(name='n%d' % i)
+        for seed in range(10):
+            answer = self.preview({'resource_class': 'baremetal',
+                                   'name': 'n3', 'seed': seed})
+            self.assertEqual(
+                nodes_db.get_node(self.context, 'n3').uuid,
+                answer['would_pick'])
+
+    def test_limit_lists_fewer_and_counts_all(self):
+        for i in range(5):
+            self.create_node(name='n%d' % i)
+        answer = self.preview({'resource_class': 'baremetal', 'limit': 2})
+        self.assertEqual(2, len(answer['candidates']))
+        self.assertEqual(5, answer['total_matching'])
+        self.config(max_allocation_candidates=3, group='api')
+        answer = self.preview({'resource_class': 'baremetal', 'limit': 4})
+        self.assertEqual(3, len(answer['candidates']))
+
+    def test_query_form(self):
+        node = self.create_node(name='gpu', traits=['CUSTOM_GPU', 'CUSTOM_B'])
+        self.create_node(name='plain')
+        resp = self.get(PREVIEW + '?resource_class=baremetal'
+                        '&traits=CUSTOM_GPU,CUSTOM_B&seed=3&limit=5')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(node.uuid, resp.get_json()['would_pick'])
+        self.assertEqual(1, resp.get_json()['rejected']['traits'])
+
+    def test_bad_requests(self):
+        self.assertError(400, self.post(PREVIEW, {'seed': -1}))
+        self.assertError(400, self.post(PREVIEW, {'limit': 0}))
+        self.assertError(400, self.post(PREVIEW, {'seed': 2 ** 64}))
+        self.assertError(400, self.post(PREVIEW, {'bogus': 1}))
+        self.assertError(400, self.post(PREVIEW, {'traits': ['gpu']}),
+                         'Invalid trait')
+        self.assertError(400, self.post(PREVIEW, {'candidate_nodes':
+                                                  ['missing']}))
+        self.assertError(400, self.get(PREVIEW + '?seed=x'), 'seed')
+        self.assertError(400, self.get(PREVIEW + '?unknown=1'))
+        self.assertError(404, self.post(PREVIEW, {'pool': 'missing'}))
+
+
+class ProjectPreviewTestCase(base.APITestCase):
+    """Requests carry the identity headers of keystonemiddleware."""
+
+    def setUp(self):
+        self.patch(auth, 'wrap', lambda app: app)
+        super().setUp()
+        self.config(auth_strategy='keystone')
+
+    def test_a_project_sees_only_its_nodes(self):
+        mine = self.create_node(name='mine', owner=PROJECT)
+        self.create_node(name='theirs', owner='project-b')
+        self.create_node(name='nobodys')
+        resp = self.post(PREVIEW, {'resource_class': 'baremetal'},
+                         headers=MEMBER)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        answer = resp.get_json()
+        self.assertEqual(mine.uuid, answer['would_pick'])
+        # The other nodes are not counted, not even as left out.
+        self.assertEqual(1, answer['fleet'])
+        self.assertError(403, self.post(
+            PREVIEW, {'resource_class': 'baremetal', 'owner': 'project-b'},
+            headers=MEMBER))
+
+
+_NODE = st.fixed_dictionaries({
+    'resource_class': st.sampled_from(['baremetal', 'gpu']),
+    'traits': st.lists(st.sampled_from(['CUSTOM_A', 'CUSTOM_B']),
+                       unique=True),
+    'maintenance': st.booleans(),
+    'provision_state': st.sampled_from(['available', 'available',
+                                        'manageable']),
+    'power_state': st.sampled_from(['power off', 'power on', None]),
+    'owner': st.sampled_from([None, 'p1', 'p2']),
+})
+
+
+class PreviewParityTestCase(base.APITestCase):
+    """For random fleets, the preview's pick is the allocator's with the
+    same seed, its matches are the allocator's search, and its counts
+    add up to the fleet."""
+
+    @settings(max_examples=25, deadline=None)
+    @given(fleet=st.lists(_NODE, min_size=1, max_size=12),
+           resource_class=st.sampled_from(['baremetal', 'gpu']),
+           traits=st.lists(st.sampled_from(['CUSTOM_A', 'CUSTOM_B']),
+                           unique=True),
+           owner=st.sampled_from([None, 'p1']),
+           seed=st.integers(min_value=0, max_value=2 ** 32))
+    def test_preview_is_the_allocator(self, fleet, resource_class, traits,
+                                      owner, seed):
+        with db_api.writer(self.context) as session:
+            session.execute(models.Node.__table__.update().values(
+                allocation_id=None))
+            session.execute(models.Allocation.__table__.delete())
+            session.execute(models.NodeTrait.__table__.delete())
+            session.execute(models.Node.__table__.delete())
+        for values in fleet:
+            self.create_node(**dict(values))
+        request = candidates.Request(resource_class=resource_class,
+                                     traits=tuple(traits), owner=owner)
+        answer = candidates.preview(self.context, request, seed=seed)
+        self.assertEqual(len(fleet), answer.fleet)
+        with db_api.reader(self.context) as session:
+            found = free_nodes.for_allocation(
+                session.connection(), request, models.DEFAULT_POOL,
+                free_nodes.ANYWHERE, count=100, lock=False)
+        self.assertEqual(sorted(r.uuid for r in found),
+                         sorted(r.uuid for r, _t in answer.candidates))
+        # The allocator, seeded alike, gives the node the preview picked.
+        body = {'resource_class': resource_class, 'traits': traits}
+        if owner:
+            body['owner'] = owner
+        resp = self.post('/v1/allocations', body)
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        alloc = allocations_db.get_allocation(self.context,
+                                              resp.get_json()['uuid'])
+        random.seed(seed)
+        allocations.allocate_one(self.context, alloc.id, 'test-host',
+                                 allocations_db.max_node_id(self.context))
+        alloc = allocations_db.get_allocation(self.context, alloc.uuid)
+        self.assertEqual(answer.would_pick, alloc.node_uuid)
+        self.casts = []
+
+
+class PreviewWorkerTestCase(base.APITestCase):
+    """The worker still allocates through the shared choice."""
+
+    def test_worker_allocates(self):
+        node = self.create_node(name='only')
+        worker = AllocationWorker('test-host', 1)
+        self.addCleanup(worker.stop)
+        alloc = self.post('/v1/allocations',
+                          {'resource_class': 'baremetal'}).get_json()
+        for alloc_id, _host in self.casts:
+            worker.process(alloc_id)
+        self.assertEqual(node.uuid, self.get(
+            '/v1/allocations/%s' % alloc['uuid']).get_json()['node_uuid'])
