@@ -188,15 +188,16 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
         changes[node.id] = {**_changed(node, lifecycle.released(
             node, pool.release_actions if pool else None, request_actions,
             wait_for_stage, now)), **(values or {})}
-    _write(conn, nodes, changes)
-    binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
-    events.record(conn, (also or []) + [events.Event(
+    # The nodes' events and their allocations' go in one insert.
+    deleted = [events.Event(
         'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',
         prev_state='active', owner=getattr(n, 'owner', None),
         lessee=getattr(n, 'lessee', None),
         payload=payloads.allocation(None, {'uuid': n.instance_uuid,
                                            'node_uuid': n.uuid}))
-        for n in nodes if n.allocation_id is not None])
+        for n in nodes if n.allocation_id is not None]
+    _write(conn, nodes, changes, also=(also or []) + deleted)
+    binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
 
 
 def move(conn, nodes: list, target: str) -> None:

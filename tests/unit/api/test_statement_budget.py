@@ -16,6 +16,10 @@ from tests.unit.api import base
 POST_ALLOCATION = (3, 1)
 GET_ALLOCATION = (2, 1)
 ALLOCATE_BATCH = (7, 1)
+# DELETE of an active allocation: the allocation read, then in one
+# transaction the node locked, its pool's release actions, the UPDATE, the
+# events of the node and of the allocation in one INSERT, the DELETE.
+DELETE_ALLOCATION = (9, 2)
 ALLOCATE_MACHINES = (8, 1)
 # addMachines and removeMachines of four machines named in the body: the
 # pool and its parent, a lookup per name, the machines, the pools' actions,
@@ -83,6 +87,14 @@ class StatementBudgetTestCase(base.APITestCase):
             self.assertEqual(200, self.get('/v1/allocations/%s'
                                            % uuid).status_code)
         self.assertWithin(GET_ALLOCATION, counter)
+
+    def test_delete_allocation(self):
+        uuid = self.allocation()['uuid']
+        self.worker.process_batch([i for i, _h in self.casts])
+        with Counter() as counter:
+            self.assertEqual(204, self.delete('/v1/allocations/%s'
+                                              % uuid).status_code)
+        self.assertWithin(DELETE_ALLOCATION, counter)
 
     def test_conductor_allocates_a_batch(self):
         # The search starts at the last node, so that it wraps around:
