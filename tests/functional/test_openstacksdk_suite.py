@@ -36,8 +36,7 @@ class SuiteTestMixin:
                              % self.DEPLOYMENT)
         self.addDetail('openstacksdk-suite',
                        testtools.content.text_content(text))
-        # stestr shows a passing test's stdout only with --subunit; the
-        # detail above is in every subunit stream.
+        # For testtools.run; stestr keeps the detail above.
         print(text, file=sys.stderr)
         counts = report.counts()
         self.assertGreater(counts['passed'], 0, text)
