@@ -126,14 +126,17 @@ class Cluster(fixtures.Fixture):
     :param api_options: more ``[api]`` options of every process.
     :param sections: more sections of every process's configuration:
         ``{section: {option: value}}``.
+    :param auth_strategy: ``[DEFAULT] auth_strategy`` of every process.
     """
 
     def __init__(self, db_url: str, conductors: int = 2, apis: int = 1,
                  conductor_options: dict | None = None,
                  directory: str | None = None,
                  api_options: dict | None = None,
-                 sections: dict[str, dict] | None = None):
+                 sections: dict[str, dict] | None = None,
+                 auth_strategy: str = 'noauth'):
         super().__init__()
+        self.auth_strategy = auth_strategy
         self.api_options = dict(api_options or {})
         self.sections = dict(sections or {})
         self.db_url = db_url
@@ -190,12 +193,12 @@ class Cluster(fixtures.Fixture):
             for section, options in self.sections.items())
         with open(self._conf(name), 'w') as f:
             f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
-                    'auth_strategy = noauth\n'
+                    'auth_strategy = %s\n'
                     'control_exchange = %s\nlog_file = %s\n'
                     '[database]\nconnection = %s\n'
                     '[api]\nport = %d\nworkers = 1\n%s'
                     '[conductor]\n%s%s'
-                    % (name, RABBIT_URL, exchange,
+                    % (name, RABBIT_URL, self.auth_strategy, exchange,
                        os.path.join(self.dir, name + '.log'), self.db_url,
                        self.api_ports.get(name, 0), api, conductor, more))
 

@@ -67,6 +67,11 @@ WALK_THROUGHS = ('Quick start', 'Walk-through with curl', 'Three ways in',
 
 NOT_RUN = {
     './tools/run-tests.sh': 'the test suites, this one among them',
+    'python -m tests.functional.sdk_suite --deployment server --tracebacks':
+        "openstacksdk's suite, which test_openstacksdk_suite runs",
+    "python -m tests.functional.sdk_suite --deployment postgresql "
+    "'test_node'":
+        "openstacksdk's suite, which test_openstacksdk_suite runs",
 }
 
 # Command lines (their start) that must fail, and why: refusals the README
