@@ -48,6 +48,8 @@ def _request_schemas() -> dict:
         'NodePowerState': node_schemas.POWER,
         'NodeProvisionState': node_schemas.PROVISION,
         'NodeMaintenance': node_schemas.MAINTENANCE,
+        'NodeConsoleState': node_schemas.CONSOLE,
+        'NodeRAIDConfig': node_schemas.RAID_CONFIG_BODY,
         'NodeTraits': node_schemas.TRAITS,
         'AllocationCreate': allocation_schemas.CREATE,
         'AllocationUpdate': allocation_schemas.UPDATE,

@@ -9,6 +9,7 @@ from pool_api.handlers import conductors
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import metrics
+from pool_api.handlers import node_management
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
 from pool_api.handlers import openapi
@@ -149,6 +150,21 @@ ROUTES = [
           Doc('Change the provision state of a node', 'node states',
               status=202, body='NodeProvisionState', errors=_WRITE,
               location=True)),
+    Route(NODE + '/states/raid', 'PUT', node_management.set_raid_config,
+          Doc('Set the target RAID configuration of a node', 'node states',
+              status=204, body='NodeRAIDConfig', errors=_WRITE)),
+    Route(NODE + '/states/console', 'GET', node_management.get_console,
+          Doc('Show the console of a node', 'node states', 'NodeConsole',
+              errors=_MISSING)),
+    Route(NODE + '/states/console', 'PUT',
+          node_management.set_console_state,
+          Doc('Enable or disable the console of a node', 'node states',
+              status=202, body='NodeConsoleState', errors=_WRITE,
+              location=True)),
+    Route(NODE + '/management/inject_nmi', 'PUT',
+          node_management.inject_nmi,
+          Doc('Inject a non-maskable interrupt into a node', 'node states',
+              status=204, errors=_WRITE)),
     Route(NODE + '/maintenance', 'PUT', nodes.set_maintenance,
           Doc('Put a node in maintenance', 'node states', status=202,
               body='NodeMaintenance', body_required=False, errors=_WRITE,

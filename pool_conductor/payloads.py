@@ -20,12 +20,13 @@ NODE_FIELDS = (
     'provision_state', 'target_provision_state', 'provision_updated_at',
     'power_state', 'target_power_state', 'maintenance',
     'maintenance_reason', 'owner', 'lessee', 'instance_uuid',
-    'last_error', 'extra', 'properties', 'created_at', 'updated_at')
+    'last_error', 'extra', 'properties', 'created_at', 'updated_at',
+    'console_enabled', 'clean_step', 'deploy_step')
 # NodePayload's fields that a pool node has no column for, with what they
 # always are: every driver interface is fake-hardware's fake one
 # (pool_conductor.deploy_checks), and a pool node is never protected,
-# retired, in a conductor group, or stepping through clean or deploy
-# steps.
+# retired or in a conductor group; and what the console and step fields
+# are where the node read has no such column.
 NODE_CONSTANTS = {
     'boot_mode': None, 'chassis_uuid': None, 'clean_step': None,
     'conductor_group': '', 'console_enabled': False, 'deploy_step': None,

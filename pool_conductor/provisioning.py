@@ -25,6 +25,9 @@ from pool_conductor import states
 
 # How many nodes in progress one periodic check reads.
 BATCH = 500
+# The node param that makes the fake provisioning fail a node in the
+# state in progress it names.
+FAIL_STATE_PARAM = 'fake/fail-state'
 
 
 def begin(verb: str, now: datetime.datetime) -> dict:
@@ -52,17 +55,43 @@ def request(context, node, values: dict, rpcapi) -> None:
         rpcapi.continue_provisioning(context, node.id, host)
 
 
+def _fails(node) -> bool:
+    """Whether the fake provisioning fails a node in its state: the one
+    its ``fake/fail-state`` param names."""
+    return (node.params or {}).get(FAIL_STATE_PARAM) == node.provision_state
+
+
+def _following(node) -> str | None:
+    if node.provision_state in states.ENDS_IN_TARGET:
+        return node.target_provision_state or states.NEXT_STATE.get(
+            node.provision_state)
+    return states.NEXT_STATE.get(node.provision_state)
+
+
 def step(node) -> tuple[dict, bool] | None:
     """A node's next state in progress or its result, and whether this
-    step tears it down; None for a node with no state in progress."""
-    following = states.NEXT_STATE.get(node.provision_state)
+    step tears it down; None for a node with no state in progress.
+
+    A node whose ``fake/fail-state`` param names its state fails: it
+    enters that state's failure (deploying becomes deploy failed,
+    rescuing rescue failed...) with a last_error that says so.
+    """
+    following = _following(node)
     if following is None:
         return None
+    now = db_api.utcnow()
+    if _fails(node) and node.provision_state in states.FAIL_STATE:
+        return {'provision_state': states.FAIL_STATE[node.provision_state],
+                'target_provision_state': None, 'provision_updated_at': now,
+                'last_error': 'The fake provisioning failed the node in '
+                              'state %s (node param %s)'
+                              % (node.provision_state, FAIL_STATE_PARAM)
+                }, False
     values = {'provision_state': following,
               'target_provision_state': (node.target_provision_state
                                          if following in states.IN_PROGRESS
                                          else None),
-              'provision_updated_at': db_api.utcnow()}
+              'provision_updated_at': now}
     tears_down = node.provision_state == states.DELETING
     if tears_down:
         values['instance_info'] = {}

@@ -72,6 +72,11 @@ NODE_FIELDS = {
     'broker': _NULLABLE_STRING,
     'broker_ref': _NULLABLE_STRING,
     'broker_token': _NULLABLE_STRING,
+    'console_enabled': _BOOLEAN,
+    'raid_config': _OBJECT,
+    'target_raid_config': _OBJECT,
+    'clean_step': _OBJECT,
+    'deploy_step': _OBJECT,
     'links': _LINKS,
 }
 
@@ -376,6 +381,13 @@ SCHEMAS = {
                  'target_power_state', 'target_provision_state'),
         description='raid_config and target_raid_config appear from '
                     'version 1.%d on.' % node_handlers.RAID_CONFIG),
+    'NodeConsole': _object({
+        'console_enabled': _BOOLEAN,
+        'console_info': {'type': ['object', 'null'], 'properties': {
+            'type': STRING, 'url': STRING}},
+    }, required=('console_enabled', 'console_info'),
+        description='console_info is null while the console is '
+                    'disabled.'),
     'NodeValidation': _object(
         {name: _object({'result': _BOOLEAN, 'reason': STRING},
                        required=('result',))

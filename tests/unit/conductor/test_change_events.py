@@ -390,3 +390,38 @@ class PoolActionEventsTestCase(Watched, base.APITestCase):
         self.assertEqual(['pool.pool.create.end'], [
             e.event_type for e in recorded(self.context,
                                            object_type='pool')])
+
+
+class NodeActionEventsTestCase(Watched, base.APITestCase):
+    """Rebuild, rescue, unrescue, the console and RAID: each change with
+    its event."""
+
+    def test_node_actions_are_recorded(self):
+        with self.paused():
+            node = self.enroll(name='acted')
+        url = '/v1/nodes/acted/states'
+        for target, extra in (('active', {}), ('rebuild', {}),
+                              ('rescue', {'rescue_password': 'p'}),
+                              ('unrescue', {})):
+            resp = self.put(url + '/provision', {'target': target, **extra})
+            self.assertEqual(202, resp.status_code, resp.get_data())
+            self.finish_provisioning()
+        for enabled in (True, False):
+            self.assertEqual(202, self.put(url + '/console',
+                                           {'enabled': enabled}).status_code)
+        self.assertEqual(204, self.put(url + '/raid', {'logical_disks': [
+            {'size_gb': 10, 'raid_level': '1'}]}).status_code)
+        found = recorded(self.context, object_uuid=node['uuid'])
+        self.assertEqual([
+            ('baremetal.node.provision_set.start', 'available', 'deploying'),
+            ('baremetal.node.provision_set.end', 'deploying', 'active'),
+            ('baremetal.node.provision_set.start', 'active', 'deploying'),
+            ('baremetal.node.provision_set.end', 'deploying', 'active'),
+            ('baremetal.node.provision_set.start', 'active', 'rescuing'),
+            ('baremetal.node.provision_set.end', 'rescuing', 'rescue'),
+            ('baremetal.node.provision_set.start', 'rescue', 'unrescuing'),
+            ('baremetal.node.provision_set.end', 'unrescuing', 'active'),
+            ('baremetal.node.console_set.end', None, None),
+            ('baremetal.node.console_set.end', None, None),
+            ('baremetal.node.update.end', None, None),
+        ], story(found)[-11:])
