@@ -6,6 +6,7 @@ from pool_api.handlers import allocations
 from pool_api.handlers import brokers
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
+from pool_api.handlers import deploy_templates
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import metrics
@@ -48,6 +49,7 @@ WORKFLOW = '/v1/workflows/<workflow_name>'
 BROKER = '/v1/brokers/<broker_name>'
 PROVIDER = '/v1/providers/<provider_name>'
 CLAIM = '/v1/claims/<claim_ident>'
+TEMPLATE = '/v1/deploy_templates/<template_ident>'
 
 # Query parameters and errors that routes share.
 _FIELDS = ('fields',)
@@ -255,6 +257,26 @@ ROUTES = [
     Route(NODE + '/vifs/<vif_id>', 'DELETE', vifs.detach_vif,
           Doc('Detach a VIF from a node', 'ports', status=204,
               errors=_WRITE)),
+
+    Route('/v1/deploy_templates', 'GET', deploy_templates.list_templates,
+          Doc('List deploy templates', 'deploy templates',
+              'DeployTemplateList', query=_LIST,
+              sort_keys=deploy_templates.SORT_KEYS,
+              filters=_DETAIL, errors=_MISSING)),
+    Route('/v1/deploy_templates', 'POST', deploy_templates.create_template,
+          Doc('Create a deploy template', 'deploy templates',
+              'DeployTemplate', status=201, body='DeployTemplateCreate',
+              errors=(405, 409), location=True,
+              creates='template_ident')),
+    Route(TEMPLATE, 'GET', deploy_templates.get_template,
+          Doc('Show a deploy template', 'deploy templates',
+              'DeployTemplate', query=_FIELDS, errors=_MISSING)),
+    Route(TEMPLATE, 'PATCH', deploy_templates.update_template,
+          Doc('Update a deploy template (JSON Patch)', 'deploy templates',
+              'DeployTemplate', body='JSONPatch', errors=(404, 405, 409))),
+    Route(TEMPLATE, 'DELETE', deploy_templates.delete_template,
+          Doc('Delete a deploy template', 'deploy templates', status=204,
+              errors=(404, 405, 409))),
 
     Route('/v1/conductors', 'GET', conductors.list_conductors,
           Doc('List conductors', 'conductors', 'ConductorList',

@@ -224,3 +224,17 @@ def machine(broker: str, node, pool_name: str | None,
     return pool('BrokerMachinePayload', '1.0', {
         'broker': broker, 'node_uuid': getattr(node, 'uuid', None),
         'pool': pool_name, 'ref': ref, 'error': error})
+
+
+DEPLOY_TEMPLATE = ('DeployTemplateCRUDPayload', '1.0')
+DEPLOY_TEMPLATE_FIELDS = ('uuid', 'name', 'extra', 'created_at',
+                          'updated_at')
+
+
+def deploy_template(obj) -> dict:
+    """A deploy template's payload (Ironic's DeployTemplateCRUDPayload),
+    the secrets of its steps' args masked."""
+    data = _data(obj, DEPLOY_TEMPLATE_FIELDS)
+    data['steps'] = [{**step, 'args': secrets.mask(step.get('args') or {})}
+                     for step in obj.steps or ()]
+    return ironic(DEPLOY_TEMPLATE, data)

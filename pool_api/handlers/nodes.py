@@ -15,6 +15,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
+from pool_conductor import deploy_templates
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import nodes as node_changes
@@ -22,6 +23,7 @@ from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import secrets
 from pool_conductor import states
+from pool_conductor import steps
 
 # Versions of Ironic's API that introduced what only this module checks.
 CLEAN_STEP = 7
@@ -34,6 +36,7 @@ REBUILD_CONFIGDRIVE = 35
 RESCUE = 38
 DEPLOY_STEP = 44
 CONFIGDRIVE_DICT = 56
+DEPLOY_STEPS = 69
 CONFIGDRIVE_VENDOR_DATA = 59
 
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
@@ -490,6 +493,12 @@ def _check_provision_body(verb: str, body: dict) -> None:
         raise exception.InvalidParameterValue(
             err='"clean_steps" is required when setting target provision '
                 'state to clean')
+    if body.get('deploy_steps'):
+        _require_version(DEPLOY_STEPS, 'Providing deploy_steps')
+        if verb not in DEPLOYING_VERBS:
+            raise exception.InvalidParameterValue(
+                err='"deploy_steps" is only valid when setting target '
+                    'provision state to active or rebuild')
     password = body.get('rescue_password')
     if password is not None and verb != 'rescue':
         raise exception.InvalidParameterValue(
@@ -504,7 +513,9 @@ def _check_provision_body(verb: str, body: dict) -> None:
 def _verb_values(verb: str, node, body: dict) -> dict:
     """What a verb records beside its states: the config drive of a
     deployment (Ironic keeps it in instance_info, an image it builds
-    from a dict, where responses mask it), the rescue password (also in
+    from a dict, where responses mask it) and the deploy steps it runs
+    (pool_conductor.deploy_templates), the clean steps of a manual
+    cleaning, the rescue password (also in
     instance_info, masked) until unrescue, the power state a managed
     node is read in."""
     values = {}
@@ -514,6 +525,10 @@ def _verb_values(verb: str, node, body: dict) -> dict:
         if body.get('configdrive'):
             info['configdrive'] = body['configdrive']
         values['instance_info'] = info
+        values['provision_steps'] = deploy_templates.deploy_steps(
+            flask.g.context, node, body.get('deploy_steps'))
+    elif verb == 'clean':
+        values['provision_steps'] = steps.clean_steps(body['clean_steps'])
     elif verb == 'rescue':
         values['instance_info'] = {**info,
                                    'rescue_password': body['rescue_password']}

@@ -1,5 +1,6 @@
 """Request schemas of the nodes API."""
 from pool_api.schemas import common
+from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import pools
 
 DESCRIPTION = {'type': ['string', 'null'], 'maxLength': 4096}
@@ -106,6 +107,8 @@ PROVISION = {
         'clean_steps': {'type': ['array', 'null'], 'maxItems': 100,
                         'items': CLEAN_STEP},
         'rescue_password': {'type': ['string', 'null'], 'maxLength': 255},
+        'deploy_steps': {'anyOf': [template_schemas.DEPLOY_STEPS,
+                                   {'type': 'null'}]},
     },
     'required': ['target'],
     'additionalProperties': False,

@@ -405,6 +405,26 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('allocations',)),
+    'DeployTemplate': _object({
+        'uuid': STRING,
+        'name': STRING,
+        'steps': {'type': 'array', 'items': _object({
+            'interface': STRING, 'step': STRING, 'args': _OBJECT,
+            'priority': {'type': 'integer'}},
+            required=('interface', 'step', 'args', 'priority'))},
+        'extra': _OBJECT,
+        'created_at': _TIMESTAMP,
+        'updated_at': _NULLABLE_TIMESTAMP,
+        'links': _LINKS,
+    }, required=('links',),
+        description='A deploy template. Which fields it has depends on '
+                    'the fields parameter; links are always there.'),
+    'DeployTemplateList': _object({
+        'deploy_templates': {'type': 'array',
+                             'items': _ref('DeployTemplate')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('deploy_templates',)),
     'Port': _object(
         PORT_FIELDS, required=('links',),
         description='A port. Which fields it has depends on the '

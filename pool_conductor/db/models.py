@@ -362,6 +362,9 @@ class DeployTemplate(TimestampMixin, Base):
                                                        default=list)
     extra: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
                                                        default=dict)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
 
 
 class Provider(TimestampMixin, Base):

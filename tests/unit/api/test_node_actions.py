@@ -285,3 +285,152 @@ class TestInjectNMI(NodeActionsTestCase):
         nodes_db.update_node(self.context, node, {'reservation': 'other'})
         self.assertError(409, self.put(
             '/v1/nodes/node-1/management/inject_nmi'))
+
+
+RAID = {'logical_disks': [
+    {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True},
+    {'size_gb': 'MAX', 'raid_level': '5', 'controller': 'RAID.1',
+     'physical_disks': ['d1', 'd2', 'd3']}]}
+
+
+class TestRAID(NodeActionsTestCase):
+
+    def set_raid(self, config, status=204, **kw):
+        resp = self.put(self.url + '/raid', config, **kw)
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp
+
+    def test_target_is_recorded_and_shown(self):
+        self.set_raid(RAID)
+        body = self.get('/v1/nodes/node-1').get_json()
+        self.assertEqual(RAID, body['target_raid_config'])
+        self.assertEqual({}, body['raid_config'])
+        self.assertEqual(RAID, self.get(self.url).get_json()
+                         ['target_raid_config'])
+        # {} forgets it.
+        self.set_raid({})
+        self.assertEqual({}, self.get(self.url).get_json()
+                         ['target_raid_config'])
+
+    def test_needs_1_12(self):
+        self.assertError(406, self.put(self.url + '/raid', RAID,
+                                       version='1.11'))
+        body = self.get('/v1/nodes/node-1', version='1.11').get_json()
+        self.assertNotIn('target_raid_config', body)
+        self.assertNotIn('raid_config',
+                         self.get(self.url, version='1.11').get_json())
+
+    def test_invalid_configurations_are_400(self):
+        disk = {'size_gb': 10, 'raid_level': '1'}
+        for config in (
+                {'logical_disks': []},
+                {'logical_disks': [{'size_gb': 10}]},
+                {'logical_disks': [{**disk, 'raid_level': '7'}]},
+                {'logical_disks': [{**disk, 'size_gb': 'HALF'}]},
+                {'logical_disks': [{**disk, 'size_gb': -1}]},
+                {'logical_disks': [{**disk, 'size_gb': 10 ** 30}]},
+                {'logical_disks': [{**disk, 'unknown': 1}]},
+                {'logical_disks': [{**disk, 'physical_disks': ['a']}]},
+                {'logical_disks': [{**disk, 'disk_type': 'tape'}]},
+                {'logical_disks': [{**disk, 'number_of_physical_disks': 0}]},
+                {'logical_disks': [disk], 'other': 1},
+                {'other': 1}, [disk], 'x'):
+            self.assertError(400, self.put(self.url + '/raid', config))
+        self.assertError(400, self.put(self.url + '/raid', raw='{"a": NaN}'))
+        self.assertEqual({}, self.get(self.url).get_json()
+                         ['target_raid_config'])
+
+    def test_one_root_volume_at_most(self):
+        disk = {'size_gb': 10, 'raid_level': '1', 'is_root_volume': True}
+        self.assertError(400, self.put(self.url + '/raid', {
+            'logical_disks': [disk, disk]}), 'more than one root volume')
+
+    def test_unknown_node_is_404(self):
+        self.assertError(404, self.put('/v1/nodes/nope/states/raid', RAID))
+
+
+class TestManualClean(NodeActionsTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.provision('manage')
+
+    def clean(self, *steps, status=202):
+        return self.provision('clean', status=status, clean_steps=[
+            {'interface': i, 'step': s} for i, s in steps])
+
+    def test_create_configuration_applies_the_target(self):
+        self.put(self.url + '/raid', RAID)
+        self.clean(('raid', 'delete_configuration'),
+                   ('raid', 'create_configuration'))
+        self.assertEqual(('cleaning', 'manageable'), self.states())
+        node = nodes_db.get_node(self.context, 'node-1')
+        self.assertFalse(node.clean_step)
+        self.assertEqual(2, len(node.provision_steps))
+        self.finish_provisioning()
+        body = self.get('/v1/nodes/node-1').get_json()
+        self.assertEqual(('manageable', None), self.states())
+        self.assertEqual({}, body['clean_step'])
+        config = dict(body['raid_config'])
+        self.assertTrue(config.pop('last_updated'))
+        self.assertEqual(RAID, config)
+        # Each step ran in turn, shown as the node's clean_step.
+        shown = [e.payload['ironic_object.data']['clean_step']
+                 for e in self.events('baremetal.node.update.end')]
+        self.assertEqual(['delete_configuration', 'create_configuration'],
+                         [s['step'] for s in shown if s])
+        end = self.events('baremetal.node.provision_set')[-1]
+        self.assertEqual(('baremetal.node.provision_set.end', 'cleaning',
+                          'manageable'), end[:3])
+        # delete_configuration empties it again.
+        self.clean(('raid', 'delete_configuration'))
+        self.finish_provisioning()
+        self.assertEqual({}, self.get('/v1/nodes/node-1').get_json()
+                         ['raid_config'])
+
+    def test_create_without_a_target_fails_the_cleaning(self):
+        self.clean(('raid', 'create_configuration'))
+        self.finish_provisioning()
+        body = self.get('/v1/nodes/node-1').get_json()
+        self.assertEqual('clean failed', body['provision_state'])
+        self.assertIn('no target RAID configuration', body['last_error'])
+        self.assertEqual({}, body['clean_step'])
+        self.provision('manage')
+        self.assertEqual(('manageable', None), self.states())
+
+    def test_an_unknown_step_fails_the_cleaning(self):
+        self.clean(('raid', 'make_coffee'))
+        self.finish_provisioning()
+        body = self.get('/v1/nodes/node-1').get_json()
+        self.assertEqual('clean failed', body['provision_state'])
+        self.assertIn('raid.make_coffee is not a clean step',
+                      body['last_error'])
+
+    def test_clean_steps_are_required_and_only_for_clean(self):
+        self.assertError(400, self.put(self.url + '/provision',
+                                       {'target': 'clean'}),
+                         '"clean_steps" is required')
+        self.provision('provide')
+        resp = self.put(self.url + '/provision', {
+            'target': 'manage', 'clean_steps': [
+                {'interface': 'raid', 'step': 'create_configuration'}]})
+        self.assertError(400, resp, 'only valid when setting target '
+                                    'provision state to clean')
+
+    def test_malformed_steps_are_400(self):
+        for steps in ([{'interface': 'raid'}],
+                      [{'interface': 'disk', 'step': 'x'}],
+                      [{'interface': 'raid', 'step': 'x', 'args': []}],
+                      [{'interface': 'raid', 'step': 'x', 'y': 1}]):
+            self.assertError(400, self.put(self.url + '/provision', {
+                'target': 'clean', 'clean_steps': steps}))
+        self.assertEqual(('manageable', None), self.states())
+
+    def test_clean_needs_1_15_and_manageable(self):
+        resp = self.put(self.url + '/provision', {
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'raid', 'step': 'delete_configuration'}]},
+            version='1.14')
+        self.assertError(406, resp)
+        self.provision('provide')
+        self.clean(('raid', 'delete_configuration'), status=400)

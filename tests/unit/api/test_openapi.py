@@ -22,6 +22,7 @@ from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
+from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -218,6 +219,9 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 node_schemas.CONSOLE,
             ('/v1/nodes/{node_ident}/states/raid', 'put'):
                 node_schemas.RAID_CONFIG_BODY,
+            ('/v1/deploy_templates', 'post'): template_schemas.CREATE,
+            ('/v1/deploy_templates/{template_ident}', 'patch'):
+                validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/traits', 'put'): node_schemas.TRAITS,
             ('/v1/allocations', 'post'): allocation_schemas.CREATE,
             ('/v1/allocations/{allocation_ident}', 'patch'):

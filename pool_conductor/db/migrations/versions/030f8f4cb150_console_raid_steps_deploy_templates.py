@@ -34,6 +34,8 @@ def upgrade():
         sa.Column('name', sa.String(255), nullable=False),
         sa.Column('steps', JSONType, nullable=True),
         sa.Column('extra', JSONType, nullable=True),
+        sa.Column('generation', sa.Integer, nullable=False,
+                  server_default='0'),
         sa.Column('created_at', sa.DateTime, nullable=False),
         sa.Column('updated_at', sa.DateTime, nullable=True),
         sa.UniqueConstraint('uuid', name='uniq_deploy_templates0uuid'),
