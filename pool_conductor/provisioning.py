@@ -2,15 +2,18 @@
 
 A node has no hardware behind it: a deployment and an undeployment are
 recorded, not executed, but they pass through the states a client waits
-through. The API records the first state (``deploying``, ``deleting``)
-with the target, and casts the node to a conductor, which moves it on:
-``deploying`` becomes ``active``; ``deleting`` tears the node down
-(releases its instance and allocation, empties instance_info) and becomes
-``cleaning``, which becomes ``available``. Each step is one transaction
-under the node's row lock, so of several conductors moving a node on (a
-cast and a periodic check) each step is taken once. A node whose cast was
-lost, or whose conductor died, is moved on by any conductor's periodic
-check.
+through. The API records the first state (``deploying``, ``deleting``,
+``rescuing``, ``unrescuing``, ``cleaning``) with the target, and casts
+the node to a conductor, which moves it on: ``deploying`` becomes
+``active``; ``deleting`` tears the node down (releases its instance and
+allocation, empties instance_info) and becomes ``cleaning``, which
+becomes its target (``available``, or ``manageable`` after a manual
+cleaning); ``rescuing`` becomes ``rescue`` and ``unrescuing`` ``active``.
+A deployment or cleaning with steps (pool_conductor.steps) runs them
+first, one per step. Each step is one transaction under the node's row
+lock, so of several conductors moving a node on (a cast and a periodic
+check) each step is taken once. A node whose cast was lost, or whose
+conductor died, is moved on by any conductor's periodic check.
 """
 import datetime
 
