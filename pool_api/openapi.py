@@ -18,6 +18,7 @@ from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
+from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -48,6 +49,9 @@ def _request_schemas() -> dict:
         'NodePowerState': node_schemas.POWER,
         'NodeProvisionState': node_schemas.PROVISION,
         'NodeMaintenance': node_schemas.MAINTENANCE,
+        'NodeConsoleState': node_schemas.CONSOLE,
+        'NodeRAIDConfig': node_schemas.RAID_CONFIG_BODY,
+        'DeployTemplateCreate': template_schemas.CREATE,
         'NodeTraits': node_schemas.TRAITS,
         'AllocationCreate': allocation_schemas.CREATE,
         'AllocationUpdate': allocation_schemas.UPDATE,
@@ -375,6 +379,7 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
+            'deploy templates',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
             'workflows', 'brokers', 'providers', 'claims', 'events',
             'history', 'metrics', 'fleet', 'dashboard')],

@@ -7,9 +7,11 @@ from pool_api.handlers import brokers
 from pool_api.handlers import candidates
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
+from pool_api.handlers import deploy_templates
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import metrics
+from pool_api.handlers import node_management
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
 from pool_api.handlers import openapi
@@ -48,6 +50,7 @@ WORKFLOW = '/v1/workflows/<workflow_name>'
 BROKER = '/v1/brokers/<broker_name>'
 PROVIDER = '/v1/providers/<provider_name>'
 CLAIM = '/v1/claims/<claim_ident>'
+TEMPLATE = '/v1/deploy_templates/<template_ident>'
 
 # Query parameters and errors that routes share.
 _FIELDS = ('fields',)
@@ -150,6 +153,21 @@ ROUTES = [
           Doc('Change the provision state of a node', 'node states',
               status=202, body='NodeProvisionState', errors=_WRITE,
               location=True)),
+    Route(NODE + '/states/raid', 'PUT', node_management.set_raid_config,
+          Doc('Set the target RAID configuration of a node', 'node states',
+              status=204, body='NodeRAIDConfig', errors=_WRITE)),
+    Route(NODE + '/states/console', 'GET', node_management.get_console,
+          Doc('Show the console of a node', 'node states', 'NodeConsole',
+              errors=_MISSING)),
+    Route(NODE + '/states/console', 'PUT',
+          node_management.set_console_state,
+          Doc('Enable or disable the console of a node', 'node states',
+              status=202, body='NodeConsoleState', errors=_WRITE,
+              location=True)),
+    Route(NODE + '/management/inject_nmi', 'PUT',
+          node_management.inject_nmi,
+          Doc('Inject a non-maskable interrupt into a node', 'node states',
+              status=204, errors=_WRITE)),
     Route(NODE + '/maintenance', 'PUT', nodes.set_maintenance,
           Doc('Put a node in maintenance', 'node states', status=202,
               body='NodeMaintenance', body_required=False, errors=_WRITE,
@@ -252,6 +270,26 @@ ROUTES = [
     Route(NODE + '/vifs/<vif_id>', 'DELETE', vifs.detach_vif,
           Doc('Detach a VIF from a node', 'ports', status=204,
               errors=_WRITE)),
+
+    Route('/v1/deploy_templates', 'GET', deploy_templates.list_templates,
+          Doc('List deploy templates', 'deploy templates',
+              'DeployTemplateList', query=_LIST,
+              sort_keys=deploy_templates.SORT_KEYS,
+              filters=_DETAIL, errors=_MISSING)),
+    Route('/v1/deploy_templates', 'POST', deploy_templates.create_template,
+          Doc('Create a deploy template', 'deploy templates',
+              'DeployTemplate', status=201, body='DeployTemplateCreate',
+              errors=(405, 409), location=True,
+              creates='template_ident')),
+    Route(TEMPLATE, 'GET', deploy_templates.get_template,
+          Doc('Show a deploy template', 'deploy templates',
+              'DeployTemplate', query=_FIELDS, errors=_MISSING)),
+    Route(TEMPLATE, 'PATCH', deploy_templates.update_template,
+          Doc('Update a deploy template (JSON Patch)', 'deploy templates',
+              'DeployTemplate', body='JSONPatch', errors=(404, 405, 409))),
+    Route(TEMPLATE, 'DELETE', deploy_templates.delete_template,
+          Doc('Delete a deploy template', 'deploy templates', status=204,
+              errors=(404, 405, 409))),
 
     Route('/v1/conductors', 'GET', conductors.list_conductors,
           Doc('List conductors', 'conductors', 'ConductorList',

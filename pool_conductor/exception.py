@@ -61,6 +61,15 @@ class InvalidState(Invalid):
     """%(err)s"""
 
 
+class NodeConsoleNotEnabled(Invalid):
+    """Console access is not enabled on node %(node)s"""
+
+
+class NodeNotPoweredOn(Invalid):
+    """Cannot inject an NMI into node %(node)s: it is not powered on (its
+    power state is %(state)s)."""
+
+
 class NotAcceptable(PoolException):
     """Request not acceptable: %(reason)s"""
 
@@ -107,6 +116,10 @@ class EventNotFound(NotFound):
 
 class NodeTraitNotFound(NotFound):
     """Node %(node)s does not have trait %(trait)s."""
+
+
+class DeployTemplateNotFound(NotFound):
+    """Deploy template %(template)s could not be found."""
 
 
 class PortNotFound(NotFound):
@@ -166,6 +179,14 @@ class MACAlreadyExists(Conflict):
 class VifAlreadyAttached(Conflict):
     """Unable to attach VIF because VIF %(vif)s is already attached to
     Ironic Port %(port)s"""
+
+
+class DeployTemplateAlreadyExists(Conflict):
+    """A deploy template with UUID %(uuid)s already exists."""
+
+
+class DeployTemplateDuplicateName(Conflict):
+    """A deploy template with name %(name)s already exists."""
 
 
 class NodeLocked(Conflict):

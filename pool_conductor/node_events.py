@@ -15,7 +15,8 @@ from pool_conductor import states
 MEMBERSHIP = frozenset(('pool', 'pool_status', 'instance_uuid',
                         'allocation_id'))
 FAILED_STATES = frozenset(('deploy failed', 'clean failed', 'error',
-                           'inspect failed', 'rescue failed'))
+                           'inspect failed', 'rescue failed',
+                           'unrescue failed'))
 # Ironic's states that change without a request (its UNSTABLE_STATES).
 IN_PROGRESS = frozenset(states.IN_PROGRESS + (
     'deploy wait', 'clean wait', 'verifying', 'inspecting', 'inspect wait',
@@ -26,12 +27,26 @@ IN_PROGRESS = frozenset(states.IN_PROGRESS + (
 FSM_EVENTS = {
     (states.ENROLL, states.MANAGEABLE): 'manage',
     (states.AVAILABLE, states.MANAGEABLE): 'manage',
+    (states.CLEAN_FAIL, states.MANAGEABLE): 'manage',
     (states.MANAGEABLE, states.AVAILABLE): 'provide',
+    (states.MANAGEABLE, states.CLEANING): 'clean',
+    (states.CLEANING, states.MANAGEABLE): 'done',
     (states.AVAILABLE, states.DEPLOYING): 'deploy',
+    (states.DEPLOY_FAIL, states.DEPLOYING): 'deploy',
+    (states.ACTIVE, states.DEPLOYING): 'rebuild',
     (states.DEPLOYING, states.ACTIVE): 'done',
-    (states.ACTIVE, states.DELETING): 'delete',
     (states.DELETING, states.CLEANING): 'clean',
     (states.CLEANING, states.AVAILABLE): 'done',
+    (states.RESCUING, states.RESCUE): 'done',
+    (states.UNRESCUING, states.ACTIVE): 'done',
+    **{(state, states.DELETING): 'delete' for state in (
+        states.ACTIVE, states.DEPLOY_FAIL, states.RESCUE,
+        states.RESCUE_FAIL, states.UNRESCUE_FAIL)},
+    **{(state, states.RESCUING): 'rescue' for state in (
+        states.ACTIVE, states.RESCUE, states.RESCUE_FAIL,
+        states.UNRESCUE_FAIL)},
+    **{(state, states.UNRESCUING): 'unrescue' for state in (
+        states.RESCUE, states.RESCUE_FAIL, states.UNRESCUE_FAIL)},
 }
 
 
@@ -71,7 +86,8 @@ def changed(node, values: dict, message: str | None = None
     """The events of changing values of node (as read before the change):
     Ironic's provision_set for a provision state, power_set for a power
     state set alone (one recorded with a provision state is part of that
-    transition, as Ironic reads it while verifying), maintenance_set,
+    transition, as Ironic reads it while verifying), console_set for the
+    console mode, maintenance_set,
     pool's pool_status_set for its pool, status, instance or allocation,
     Ironic's update for any other field (traits among them). A value
     equal to the node's is no change."""
@@ -97,6 +113,9 @@ def changed(node, values: dict, message: str | None = None
                           values['power_state'],
                           payloads.node(node, values, payloads.NODE_POWER,
                                         to_power=values['power_state'])))
+    if 'console_enabled' in values:
+        out.append(_event(node, 'baremetal.node.console_set.end', values,
+                          message))
     if 'maintenance' in values:
         out.append(_event(node, 'baremetal.node.maintenance_set.end',
                           values, message or values.get(

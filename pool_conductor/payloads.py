@@ -20,12 +20,13 @@ NODE_FIELDS = (
     'provision_state', 'target_provision_state', 'provision_updated_at',
     'power_state', 'target_power_state', 'maintenance',
     'maintenance_reason', 'owner', 'lessee', 'instance_uuid',
-    'last_error', 'extra', 'properties', 'created_at', 'updated_at')
+    'last_error', 'extra', 'properties', 'created_at', 'updated_at',
+    'console_enabled', 'clean_step', 'deploy_step')
 # NodePayload's fields that a pool node has no column for, with what they
 # always are: every driver interface is fake-hardware's fake one
 # (pool_conductor.deploy_checks), and a pool node is never protected,
-# retired, in a conductor group, or stepping through clean or deploy
-# steps.
+# retired or in a conductor group; and what the console and step fields
+# are where the node read has no such column.
 NODE_CONSTANTS = {
     'boot_mode': None, 'chassis_uuid': None, 'clean_step': None,
     'conductor_group': '', 'console_enabled': False, 'deploy_step': None,
@@ -223,3 +224,17 @@ def machine(broker: str, node, pool_name: str | None,
     return pool('BrokerMachinePayload', '1.0', {
         'broker': broker, 'node_uuid': getattr(node, 'uuid', None),
         'pool': pool_name, 'ref': ref, 'error': error})
+
+
+DEPLOY_TEMPLATE = ('DeployTemplateCRUDPayload', '1.0')
+DEPLOY_TEMPLATE_FIELDS = ('uuid', 'name', 'extra', 'created_at',
+                          'updated_at')
+
+
+def deploy_template(obj) -> dict:
+    """A deploy template's payload (Ironic's DeployTemplateCRUDPayload),
+    the secrets of its steps' args masked."""
+    data = _data(obj, DEPLOY_TEMPLATE_FIELDS)
+    data['steps'] = [{**step, 'args': secrets.mask(step.get('args') or {})}
+                     for step in obj.steps or ()]
+    return ironic(DEPLOY_TEMPLATE, data)

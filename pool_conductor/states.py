@@ -17,24 +17,52 @@ SOFT_REBOOT = 'soft rebooting'
 DEPLOYING = 'deploying'
 DELETING = 'deleting'
 CLEANING = 'cleaning'
-IN_PROGRESS = (DEPLOYING, DELETING, CLEANING)
+# Rescue: an active node boots a rescue system (rescuing to rescue) and
+# back to its instance (unrescuing to active).
+RESCUING = 'rescuing'
+RESCUE = 'rescue'
+UNRESCUING = 'unrescuing'
+IN_PROGRESS = (DEPLOYING, DELETING, CLEANING, RESCUING, UNRESCUING)
+
+# Where a state in progress fails to (the fake provisioning fails where a
+# node's params tell it to, pool_conductor.provisioning).
+DEPLOY_FAIL = 'deploy failed'
+CLEAN_FAIL = 'clean failed'
+RESCUE_FAIL = 'rescue failed'
+UNRESCUE_FAIL = 'unrescue failed'
+FAIL_STATE = {DEPLOYING: DEPLOY_FAIL, CLEANING: CLEAN_FAIL,
+              RESCUING: RESCUE_FAIL, UNRESCUING: UNRESCUE_FAIL}
+
+# The states a node holding an instance is in, at rest: an undeployment
+# starts from any of them, as in Ironic's state machine.
+_DEPLOYED = (ACTIVE, DEPLOY_FAIL, RESCUE, RESCUE_FAIL, UNRESCUE_FAIL)
 
 # Provision verbs of PUT /v1/nodes/<id>/states/provision:
 # verb -> (states it is allowed from, resulting state).
 VERBS = {
-    'manage': ((ENROLL, AVAILABLE), MANAGEABLE),
+    'manage': ((ENROLL, AVAILABLE, CLEAN_FAIL), MANAGEABLE),
     'provide': ((MANAGEABLE,), AVAILABLE),
-    'active': ((AVAILABLE,), ACTIVE),
-    'deploy': ((AVAILABLE,), ACTIVE),
-    'deleted': ((ACTIVE,), AVAILABLE),
-    'undeploy': ((ACTIVE,), AVAILABLE),
+    'active': ((AVAILABLE, DEPLOY_FAIL), ACTIVE),
+    'deploy': ((AVAILABLE, DEPLOY_FAIL), ACTIVE),
+    'rebuild': ((ACTIVE, DEPLOY_FAIL), ACTIVE),
+    'deleted': (_DEPLOYED, AVAILABLE),
+    'undeploy': (_DEPLOYED, AVAILABLE),
+    'clean': ((MANAGEABLE,), MANAGEABLE),
+    'rescue': ((ACTIVE, RESCUE, RESCUE_FAIL, UNRESCUE_FAIL), RESCUE),
+    'unrescue': ((RESCUE, RESCUE_FAIL, UNRESCUE_FAIL), ACTIVE),
 }
 
 # The state a verb enters first, where it is not its result at once.
 FIRST_STATE = {'active': DEPLOYING, 'deploy': DEPLOYING,
-               'deleted': DELETING, 'undeploy': DELETING}
-# What each state in progress becomes when a conductor moves it on.
-NEXT_STATE = {DEPLOYING: ACTIVE, DELETING: CLEANING, CLEANING: AVAILABLE}
+               'rebuild': DEPLOYING, 'deleted': DELETING,
+               'undeploy': DELETING, 'clean': CLEANING,
+               'rescue': RESCUING, 'unrescue': UNRESCUING}
+# What each state in progress becomes when a conductor moves it on; a
+# cleaning ends in its target (available after an undeployment,
+# manageable after a manual cleaning).
+NEXT_STATE = {DEPLOYING: ACTIVE, DELETING: CLEANING, CLEANING: AVAILABLE,
+              RESCUING: RESCUE, UNRESCUING: ACTIVE}
+ENDS_IN_TARGET = (CLEANING,)
 
 # States in which a node's instance may be released while not in
 # maintenance (Ironic forbids it for active and in-progress states).

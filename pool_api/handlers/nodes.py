@@ -15,6 +15,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
+from pool_conductor import deploy_templates
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import nodes as node_changes
@@ -22,13 +23,20 @@ from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import secrets
 from pool_conductor import states
+from pool_conductor import steps
 
 # Versions of Ironic's API that introduced what only this module checks.
+CLEAN_STEP = 7
 PROVISION_STATE_FILTER = 9
 RAID_CONFIG = 12
 DRIVER_FILTER = 16
 MANAGEMENT_VERBS = 4
+MANUAL_CLEAN = 15
+REBUILD_CONFIGDRIVE = 35
+RESCUE = 38
+DEPLOY_STEP = 44
 CONFIGDRIVE_DICT = 56
+DEPLOY_STEPS = 69
 CONFIGDRIVE_VENDOR_DATA = 59
 
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
@@ -39,7 +47,8 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
           'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
           'profiles', 'workflow', 'stage', 'runnable', 'broker',
-          'broker_ref', 'broker_token', 'links')
+          'broker_ref', 'broker_token', 'console_enabled', 'raid_config',
+          'target_raid_config', 'clean_step', 'deploy_step', 'links')
 SHORT_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                 'provision_state', 'maintenance', 'links')
 # Fields shown from the version 1.<minor> on.
@@ -50,6 +59,10 @@ NEW_FIELDS = {
     'allocation_uuid': microversion.ALLOCATIONS,
     'owner': microversion.OWNER,
     'lessee': microversion.LESSEE,
+    'raid_config': RAID_CONFIG,
+    'target_raid_config': RAID_CONFIG,
+    'clean_step': CLEAN_STEP,
+    'deploy_step': DEPLOY_STEP,
 }
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'provision_state', 'power_state', 'resource_class',
@@ -93,8 +106,13 @@ POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
 # Soft power targets and the timeout came with version 1.27.
 SOFT_POWER = 27
 # Verbs a node in maintenance refuses, as Ironic's NodeInMaintenance.
-MAINTENANCE_REFUSED = ('active', 'deploy', 'deleted', 'undeploy')
-DEPLOYING_VERBS = ('active', 'deploy')
+MAINTENANCE_REFUSED = ('active', 'deploy', 'rebuild', 'deleted',
+                       'undeploy', 'clean', 'rescue', 'unrescue')
+DEPLOYING_VERBS = ('active', 'deploy', 'rebuild')
+# The version that introduced each verb, where it is not 1.1.
+VERB_VERSIONS = {'manage': MANAGEMENT_VERBS, 'provide': MANAGEMENT_VERBS,
+                 'clean': MANUAL_CLEAN, 'rescue': RESCUE,
+                 'unrescue': RESCUE}
 DELETE_ALLOWED_STATES = states.UPDATE_ALLOWED_STATES
 
 
@@ -150,6 +168,11 @@ def to_dict(node, fields=None) -> dict:
         'broker': node.broker,
         'broker_ref': node.broker_ref,
         'broker_token': node.broker_token,
+        'console_enabled': bool(node.console_enabled),
+        'raid_config': node.raid_config or {},
+        'target_raid_config': node.target_raid_config or {},
+        'clean_step': node.clean_step or {},
+        'deploy_step': node.deploy_step or {},
         'links': links.resource_links('nodes', node.uuid),
     }
     return render.select(values, fields or _visible_fields())
@@ -181,7 +204,7 @@ def present(node, fields=None) -> dict:
     return hide_secrets(node, to_dict(node, fields))
 
 
-def _node_url(node, suffix: str = '') -> str:
+def node_url(node, suffix: str = '') -> str:
     return links.resource_links('nodes', node.uuid)[0]['href'] + suffix
 
 
@@ -308,7 +331,7 @@ def create_node():
     node = node_changes.create(flask.g.context, values)
     response = flask.jsonify(present(node))
     response.status_code = 201
-    response.headers['Location'] = _node_url(node)
+    response.headers['Location'] = node_url(node)
     return response
 
 
@@ -416,7 +439,7 @@ def delete_node(node_ident):
 def get_node_states(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:get')
     body = {
-        'console_enabled': False,
+        'console_enabled': bool(node.console_enabled),
         'last_error': node.last_error,
         'power_state': node.power_state,
         'provision_state': node.provision_state,
@@ -425,7 +448,8 @@ def get_node_states(node_ident):
         'target_provision_state': node.target_provision_state,
     }
     if microversion.at_least(RAID_CONFIG):
-        body.update(raid_config={}, target_raid_config={})
+        body.update(raid_config=node.raid_config or {},
+                    target_raid_config=node.target_raid_config or {})
     return flask.jsonify(body)
 
 
@@ -443,10 +467,12 @@ def _check_provision_body(verb: str, body: dict) -> None:
     """
     configdrive = body.get('configdrive')
     if configdrive:
-        if verb not in DEPLOYING_VERBS:
+        allowed = ['active'] + (['rebuild'] if microversion.at_least(
+            REBUILD_CONFIGDRIVE) else [])
+        if verb not in allowed + ['deploy']:
             raise exception.InvalidParameterValue(
                 err='Adding a config drive is only supported when setting '
-                    'provision state to active')
+                    'provision state to %s' % ', '.join(allowed))
         if isinstance(configdrive, dict):
             if not microversion.at_least(CONFIGDRIVE_DICT):
                 raise exception.InvalidParameterValue(
@@ -459,19 +485,65 @@ def _check_provision_body(verb: str, body: dict) -> None:
                     err='Providing vendor_data in configdrive is only '
                         'supported starting with API version 1.%d'
                         % CONFIGDRIVE_VENDOR_DATA)
-    # Ironic's messages: pool has neither the clean nor the rescue verb.
-    if body.get('clean_steps'):
+    if body.get('clean_steps') and verb != 'clean':
         raise exception.InvalidParameterValue(
             err='"clean_steps" is only valid when setting target provision '
                 'state to clean')
-    if body.get('rescue_password') is not None:
+    if verb == 'clean' and not body.get('clean_steps'):
+        raise exception.InvalidParameterValue(
+            err='"clean_steps" is required when setting target provision '
+                'state to clean')
+    if body.get('deploy_steps'):
+        _require_version(DEPLOY_STEPS, 'Providing deploy_steps')
+        if verb not in DEPLOYING_VERBS:
+            raise exception.InvalidParameterValue(
+                err='"deploy_steps" is only valid when setting target '
+                    'provision state to active or rebuild')
+    password = body.get('rescue_password')
+    if password is not None and verb != 'rescue':
         raise exception.InvalidParameterValue(
             err='"rescue_password" is only valid when setting target '
                 'provision state to rescue')
+    if verb == 'rescue' and not (password and password.strip()):
+        raise exception.InvalidParameterValue(
+            err='A non-empty "rescue_password" is required when setting '
+                'target provision state to rescue')
+
+
+def _verb_values(verb: str, node, body: dict) -> dict:
+    """What a verb records beside its states: the config drive of a
+    deployment (Ironic keeps it in instance_info, an image it builds
+    from a dict, where responses mask it) and the deploy steps it runs
+    (pool_conductor.deploy_templates), the clean steps of a manual
+    cleaning, the rescue password (also in
+    instance_info, masked) until unrescue, the power state a managed
+    node is read in."""
+    values = {}
+    info = dict(node.instance_info or {})
+    if verb in DEPLOYING_VERBS:
+        info.pop('configdrive', None)
+        if body.get('configdrive'):
+            info['configdrive'] = body['configdrive']
+        values['instance_info'] = info
+        values['provision_steps'] = deploy_templates.deploy_steps(
+            flask.g.context, node, body.get('deploy_steps'))
+    elif verb == 'clean':
+        values['provision_steps'] = steps.clean_steps(body['clean_steps'])
+    elif verb == 'rescue':
+        values['instance_info'] = {**info,
+                                   'rescue_password': body['rescue_password']}
+    elif verb == 'unrescue' and 'rescue_password' in info:
+        info.pop('rescue_password')
+        values['instance_info'] = info
+    if verb == 'manage' and node.power_state is None:
+        # Ironic reads the power state while verifying a node it manages;
+        # with no hardware behind the node it is recorded as off.
+        values['power_state'] = states.POWER_OFF
+    return values
 
 
 def _accepted(node):
-    return '', 202, {'Location': _node_url(node, '/states')}
+    return '', 202, {'Location': node_url(node, '/states')}
 
 
 def set_power_state(node_ident):
@@ -504,8 +576,8 @@ def set_provision_state(node_ident):
         raise exception.InvalidParameterValue(
             err='Invalid provision state target "%s"; expected one of: %s.'
                 % (verb, ', '.join(states.VERBS)))
-    if verb in ('manage', 'provide'):
-        _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
+    if verb in VERB_VERSIONS:
+        _require_version(VERB_VERSIONS[verb], 'The "%s" action' % verb)
     context = flask.g.context
     if node.maintenance and verb in MAINTENANCE_REFUSED:
         raise exception.InvalidState(
@@ -524,20 +596,10 @@ def set_provision_state(node_ident):
                 % (verb, node.uuid, node.provision_state))
     # After the state check, as in Ironic.
     _check_provision_body(verb, body)
-    values = provisioning.begin(verb, db_api.utcnow())
     if verb in DEPLOYING_VERBS:
         deploy_checks.check_instance_traits(node)
-        # Ironic keeps the config drive of a deployment in instance_info
-        # (an image it builds from a dict), where responses mask it.
-        info = dict(node.instance_info or {})
-        info.pop('configdrive', None)
-        if body.get('configdrive'):
-            info['configdrive'] = body['configdrive']
-        values['instance_info'] = info
-    if verb == 'manage' and node.power_state is None:
-        # Ironic reads the power state while verifying a node it manages;
-        # with no hardware behind the node it is recorded as off.
-        values['power_state'] = states.POWER_OFF
+    values = provisioning.begin(verb, db_api.utcnow())
+    values.update(_verb_values(verb, node, body))
     provisioning.request(context, node, values,
                          flask.current_app.config['RPCAPI'])
     return _accepted(node)

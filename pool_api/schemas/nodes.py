@@ -1,5 +1,6 @@
 """Request schemas of the nodes API."""
 from pool_api.schemas import common
+from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import pools
 
 DESCRIPTION = {'type': ['string', 'null'], 'maxLength': 4096}
@@ -85,17 +86,78 @@ CONFIGDRIVE = {
     ],
 }
 
+# Ironic's clean steps, as a manual cleaning takes them (1.15).
+CLEAN_STEP = {
+    'type': 'object',
+    'properties': {
+        'interface': {'type': 'string', 'enum': [
+            'power', 'management', 'deploy', 'bios', 'raid', 'firmware']},
+        'step': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+        'args': {'type': 'object'},
+    },
+    'required': ['interface', 'step'],
+    'additionalProperties': False,
+}
+
 PROVISION = {
     'type': 'object',
     'properties': {
         'target': {'type': 'string', 'maxLength': 255},
         'configdrive': CONFIGDRIVE,
-        # Fields of Ironic's clean and rescue verbs, which pool does not
-        # have: accepted only when empty, as clients send them.
-        'clean_steps': {'type': ['array', 'null'], 'maxItems': 1000},
+        'clean_steps': {'type': ['array', 'null'], 'maxItems': 100,
+                        'items': CLEAN_STEP},
         'rescue_password': {'type': ['string', 'null'], 'maxLength': 255},
+        'deploy_steps': {'anyOf': [template_schemas.DEPLOY_STEPS,
+                                   {'type': 'null'}]},
     },
     'required': ['target'],
+    'additionalProperties': False,
+}
+
+CONSOLE = {
+    'type': 'object',
+    'properties': {'enabled': {'type': ['boolean', 'string'],
+                               'maxLength': 10}},
+    'required': ['enabled'],
+    'additionalProperties': False,
+}
+
+# Ironic's RAID configuration (ironic/drivers/raid_config_schema.json):
+# the logical disks a node is to have.
+_DISK_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+LOGICAL_DISK = {
+    'type': 'object',
+    'properties': {
+        'raid_level': {'type': 'string', 'enum': [
+            'JBOD', '0', '1', '2', '5', '6', '1+0', '5+0', '6+0']},
+        'size_gb': {'anyOf': [{'type': 'integer', 'minimum': 0,
+                               'maximum': 2 ** 53},
+                              {'type': 'string', 'enum': ['MAX']}]},
+        'volume_name': _DISK_NAME,
+        'is_root_volume': {'type': 'boolean'},
+        'share_physical_disks': {'type': 'boolean'},
+        'disk_type': {'type': 'string', 'enum': ['hdd', 'ssd']},
+        'interface_type': {'type': 'string',
+                           'enum': ['sata', 'scsi', 'sas']},
+        'number_of_physical_disks': {'type': 'integer', 'minimum': 1,
+                                     'maximum': 10000},
+        'controller': _DISK_NAME,
+        'physical_disks': {'anyOf': [
+            {'type': 'array', 'maxItems': 10000, 'items': _DISK_NAME},
+            {'type': 'array', 'minItems': 2, 'maxItems': 10000,
+             'items': {'type': 'object'}}]},
+    },
+    'required': ['raid_level', 'size_gb'],
+    'additionalProperties': False,
+    'dependentRequired': {'physical_disks': ['controller']},
+}
+# The handler takes an empty object as is (no RAID configuration).
+RAID_CONFIG_BODY = {
+    'type': 'object',
+    'properties': {'logical_disks': {
+        'type': 'array', 'minItems': 1, 'maxItems': 1000,
+        'items': LOGICAL_DISK}},
+    'required': ['logical_disks'],
     'additionalProperties': False,
 }
 

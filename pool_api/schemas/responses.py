@@ -73,6 +73,11 @@ NODE_FIELDS = {
     'broker': _NULLABLE_STRING,
     'broker_ref': _NULLABLE_STRING,
     'broker_token': _NULLABLE_STRING,
+    'console_enabled': _BOOLEAN,
+    'raid_config': _OBJECT,
+    'target_raid_config': _OBJECT,
+    'clean_step': _OBJECT,
+    'deploy_step': _OBJECT,
     'links': _LINKS,
 }
 
@@ -396,6 +401,13 @@ SCHEMAS = {
                  'target_power_state', 'target_provision_state'),
         description='raid_config and target_raid_config appear from '
                     'version 1.%d on.' % node_handlers.RAID_CONFIG),
+    'NodeConsole': _object({
+        'console_enabled': _BOOLEAN,
+        'console_info': {'type': ['object', 'null'], 'properties': {
+            'type': STRING, 'url': STRING}},
+    }, required=('console_enabled', 'console_info'),
+        description='console_info is null while the console is '
+                    'disabled.'),
     'NodeValidation': _object(
         {name: _object({'result': _BOOLEAN, 'reason': STRING},
                        required=('result',))
@@ -413,6 +425,26 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('allocations',)),
+    'DeployTemplate': _object({
+        'uuid': STRING,
+        'name': STRING,
+        'steps': {'type': 'array', 'items': _object({
+            'interface': STRING, 'step': STRING, 'args': _OBJECT,
+            'priority': {'type': 'integer'}},
+            required=('interface', 'step', 'args', 'priority'))},
+        'extra': _OBJECT,
+        'created_at': _TIMESTAMP,
+        'updated_at': _NULLABLE_TIMESTAMP,
+        'links': _LINKS,
+    }, required=('links',),
+        description='A deploy template. Which fields it has depends on '
+                    'the fields parameter; links are always there.'),
+    'DeployTemplateList': _object({
+        'deploy_templates': {'type': 'array',
+                             'items': _ref('DeployTemplate')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('deploy_templates',)),
     'Port': _object(
         PORT_FIELDS, required=('links',),
         description='A port. Which fields it has depends on the '

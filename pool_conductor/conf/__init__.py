@@ -5,6 +5,7 @@ from oslo_messaging import opts as messaging_opts
 
 from pool_conductor.conf import api
 from pool_conductor.conf import conductor
+from pool_conductor.conf import console
 from pool_conductor.conf import dashboard
 from pool_conductor.conf import database
 from pool_conductor.conf import default
@@ -20,6 +21,7 @@ default.register_opts(CONF)
 events.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
+console.register_opts(CONF)
 dashboard.register_opts(CONF)
 database.register_opts(CONF)
 exec_broker.register_opts(CONF)

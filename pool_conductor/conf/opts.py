@@ -3,6 +3,7 @@ from oslo_log import log
 
 from pool_conductor.conf import api
 from pool_conductor.conf import conductor
+from pool_conductor.conf import console
 from pool_conductor.conf import dashboard
 from pool_conductor.conf import default
 from pool_conductor.conf import events
@@ -18,6 +19,7 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('console', console.opts),
         ('dashboard', dashboard.opts),
         ('events', events.opts),
         ('exec_broker', exec_broker.opts),

@@ -151,6 +151,20 @@ class Node(TimestampMixin, Base):
     broker: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     broker_ref: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     broker_token: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
+    # Ironic's console, RAID and step fields: whether the (fake) console
+    # is enabled; the RAID configuration asked for and the one a
+    # cleaning applied; the clean or deploy step running.
+    console_enabled: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean, default=False)
+    target_raid_config: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
+    raid_config: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                             default=dict)
+    clean_step: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
+    deploy_step: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
+    # The clean or deploy steps still to run in the provision state in
+    # progress, in order (Ironic keeps them in driver_internal_info).
+    provision_steps: orm.Mapped[list | None] = orm.mapped_column(JSONType)
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -329,6 +343,28 @@ class Workflow(TimestampMixin, Base):
     description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     stages: orm.Mapped[list | None] = orm.mapped_column(JSONType,
                                                         default=list)
+
+
+class DeployTemplate(TimestampMixin, Base):
+    """Ironic's deploy template: deploy steps an instance asks for by a
+    trait named as the template."""
+
+    __tablename__ = 'deploy_templates'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_deploy_templates0uuid'),
+        sa.UniqueConstraint('name', name='uniq_deploy_templates0name'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    steps: orm.Mapped[list | None] = orm.mapped_column(JSONType,
+                                                       default=list)
+    extra: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                       default=dict)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
 
 
 class Provider(TimestampMixin, Base):

@@ -131,6 +131,61 @@ class SDKTestCase(ClientTestCase):
                                           resource_class='sdk-class'))
         self.assertEqual(['node-2'], [n.name for n in nodes])
 
+    def test_rebuild_rescue_console_nmi_raid(self):
+        node = self.create_available_node('node-3', 'sdk-class')
+        node = self.baremetal.set_node_provision_state(
+            node, 'active', config_drive='H4sIAAAA', wait=True,
+            timeout=TIMEOUT)
+        self.assertEqual('active', node.provision_state)
+        node = self.baremetal.set_node_provision_state(
+            node, 'rebuild', config_drive='H4sIAAAB', wait=True,
+            timeout=TIMEOUT)
+        self.assertEqual('active', node.provision_state)
+        node = self.baremetal.set_node_provision_state(
+            node, 'rescue', rescue_password='secret', wait=True,
+            timeout=TIMEOUT)
+        self.assertEqual('rescue', node.provision_state)
+        # openstacksdk knows no state to wait for after unrescue.
+        self.baremetal.set_node_provision_state(node, 'unrescue')
+        node = self.baremetal.wait_for_nodes_provision_state(
+            [node], 'active', timeout=TIMEOUT)[0]
+        self.assertEqual('active', node.provision_state)
+
+        self.baremetal.enable_node_console(node)
+        console = self.baremetal.get_node_console(node)
+        self.assertTrue(console['console_enabled'])
+        self.assertEqual('socat', console['console_info']['type'])
+        self.baremetal.disable_node_console(node)
+        self.assertFalse(
+            self.baremetal.get_node_console(node)['console_enabled'])
+
+        self.baremetal.set_node_power_state(node, 'power on')
+        self.baremetal.inject_nmi_to_node(node)
+
+        # openstacksdk has no call for it: the request it would make.
+        raid = {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1'}]}
+        resp = self.baremetal.put(
+            '/nodes/%s/states/raid' % node.id, json=raid,
+            microversion='1.12')
+        self.assertEqual(204, resp.status_code, resp.text)
+        self.assertEqual(raid, self.baremetal.get_node(
+            node).target_raid_config)
+
+    def test_deploy_templates(self):
+        template = self.baremetal.create_deploy_template(
+            name='CUSTOM_RAID1', steps=[{
+                'interface': 'bios', 'step': 'factory_reset', 'args': {},
+                'priority': 150}])
+        self.assertEqual('CUSTOM_RAID1', template.name)
+        template = self.baremetal.update_deploy_template(
+            template, extra={'a': 'b'})
+        self.assertEqual({'a': 'b'}, template.extra)
+        self.assertEqual(
+            ['CUSTOM_RAID1'],
+            [t.name for t in self.baremetal.deploy_templates(details=True)])
+        self.baremetal.delete_deploy_template(template)
+        self.assertEqual([], list(self.baremetal.deploy_templates()))
+
     def test_allocation_for_unknown_resource_class_fails(self):
         self.create_available_node('node-1', 'sdk-class')
         alloc = self.baremetal.create_allocation(resource_class='unknown')

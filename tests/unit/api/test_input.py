@@ -59,6 +59,11 @@ BODIES = {
                       '"defaults": {"params": {"k": %s}}}',
     'ClaimCreate': '{"resources": [{"provider": "pv", '
                    '"template": {"params": {"k": %s}}}]}',
+    'DeployTemplateCreate': '{"name": "CUSTOM_B", "steps": [{"interface": '
+                            '"deploy", "step": "deploy", "priority": 1, '
+                            '"args": {"k": %s}}]}',
+    'NodeRAIDConfig': '{"logical_disks": [{"size_gb": 1, "raid_level": '
+                      '"1", "controller": %s}]}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
@@ -68,6 +73,7 @@ PATCH_ROOTS = {
     '/v1/brokers/<broker_name>': '/parameters/k',
     '/v1/providers/<provider_name>': '/defaults/params/k',
     '/v1/claims/<claim_ident>': '/resources/0/template/params/k',
+    '/v1/deploy_templates/<template_ident>': '/extra/k',
 }
 
 
@@ -97,6 +103,11 @@ class TestBodyBoundary(base.APITestCase):
         port_uuid = resp.get_json()['uuid']
         resp = self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
         self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/deploy_templates', {
+            'name': 'CUSTOM_A', 'steps': [{
+                'interface': 'deploy', 'step': 'deploy', 'args': {},
+                'priority': 100}]})
+        self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/claims', {'name': 'c1',
                                         'resources': [{'provider': 'pv'}]})
         self.assertEqual(201, resp.status_code, resp.get_data())
@@ -104,7 +115,8 @@ class TestBodyBoundary(base.APITestCase):
                             'pool_name': 'web', 'profile_name': 'big',
                             'workflow_name': 'wf', 'port_uuid': port_uuid,
                             'broker_name': 'cloud', 'provider_name': 'pv',
-                            'claim_ident': 'c1'}
+                            'claim_ident': 'c1',
+                            'template_ident': 'CUSTOM_A'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -126,7 +138,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(31, len(body_routes()))
+        self.assertEqual(35, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

@@ -78,7 +78,9 @@ class TestCreate(NodeAPITestCase):
              'reservation', 'last_error', 'created_at', 'updated_at',
              'links', 'pool', 'pool_status', 'pool_allocated', 'params',
              'profiles', 'workflow', 'stage', 'runnable', 'broker',
-             'broker_ref', 'broker_token'}, set(body))
+             'broker_ref', 'broker_token', 'console_enabled',
+             'raid_config', 'target_raid_config', 'clean_step',
+             'deploy_step'}, set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())

@@ -22,6 +22,7 @@ from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
+from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -214,6 +215,13 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 node_schemas.PROVISION,
             ('/v1/nodes/{node_ident}/maintenance', 'put'):
                 node_schemas.MAINTENANCE,
+            ('/v1/nodes/{node_ident}/states/console', 'put'):
+                node_schemas.CONSOLE,
+            ('/v1/nodes/{node_ident}/states/raid', 'put'):
+                node_schemas.RAID_CONFIG_BODY,
+            ('/v1/deploy_templates', 'post'): template_schemas.CREATE,
+            ('/v1/deploy_templates/{template_ident}', 'patch'):
+                validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/traits', 'put'): node_schemas.TRAITS,
             ('/v1/allocations', 'post'): allocation_schemas.CREATE,
             ('/v1/allocations/{allocation_ident}', 'patch'):
@@ -399,6 +407,12 @@ class OpenAPIResponsesTestCase(base.APITestCase):
         self.call('PUT', path + '/states/power', {'target': 'power on'},
                   status=202)
         self.call('GET', path + '/states', status=200)
+        self.call('PUT', path + '/states/console', {'enabled': True},
+                  status=202)
+        self.call('GET', path + '/states/console', status=200)
+        self.call('PUT', path + '/management/inject_nmi', status=204)
+        self.call('PUT', path + '/states/raid', {'logical_disks': [
+            {'size_gb': 'MAX', 'raid_level': '1'}]}, status=204)
         self.call('PUT', path + '/maintenance', {'reason': 'r'},
                   status=202)
         self.call('PUT', path + '/maintenance?reason=x', status=202)

@@ -19,6 +19,7 @@ from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import deploy_templates as templates_db
 from pool_conductor.db import events as events_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
@@ -102,6 +103,11 @@ CASES = [
      WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/states/provision', {'target': 'manage'},
      WRITE_NODE),
+    ('GET', '/v1/nodes/{node}/states/console', None, WRITE_NODE),
+    ('PUT', '/v1/nodes/{node}/states/console', {'enabled': True},
+     WRITE_NODE),
+    ('PUT', '/v1/nodes/{node}/states/raid', {}, WRITE_NODE),
+    ('PUT', '/v1/nodes/{node}/management/inject_nmi', None, WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/maintenance', {'reason': 'r'}, WRITE_NODE),
     ('DELETE', '/v1/nodes/{node}/maintenance', None, WRITE_NODE),
     ('GET', '/v1/nodes/{node}/traits', None, READ_NODE),
@@ -122,6 +128,15 @@ CASES = [
     ('PATCH', '/v1/allocations/{alloc}',
      [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_ALLOC),
     ('DELETE', '/v1/allocations/{alloc}', None, WRITE_ALLOC),
+    ('GET', '/v1/deploy_templates', None, SYSTEM_READER_ONLY),
+    ('POST', '/v1/deploy_templates', {
+        'name': 'CUSTOM_NEW', 'steps': [{
+            'interface': 'deploy', 'step': 'deploy', 'args': {},
+            'priority': 100}]}, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/deploy_templates/{template}', None, SYSTEM_READER_ONLY),
+    ('PATCH', '/v1/deploy_templates/{template}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], SYSTEM_ADMIN_ONLY),
+    ('DELETE', '/v1/deploy_templates/{template}', None, SYSTEM_ADMIN_ONLY),
     ('GET', '/v1/conductors', None, SYSTEM_READER_ONLY),
     ('GET', '/v1/conductors/test-host', None, SYSTEM_READER_ONLY),
     ('GET', '/v1/nodes/{node}/params', None, READ_NODE),
@@ -223,6 +238,7 @@ def _placeholders(rule: str) -> str:
                         ('<broker_name>', '{brokers}'),
                         ('<provider_name>', '{providers}'),
                         ('<claim_ident>', '{claim}'),
+                        ('<template_ident>', '{template}'),
                         ('<event_uuid>', '{event}')):
         rule = rule.replace(name, value)
     return rule
@@ -278,6 +294,10 @@ class PolicyTestCase(base.APITestCase):
             ids['claim'] = claims_db.create(self.context, {
                 'uuid': str(uuid.uuid4()), 'owner': PROJECT,
                 'resources': [], 'state': 'error'}).uuid
+        if '{template}' in path:
+            ids['template'] = templates_db.create(self.context, {
+                'name': 'CUSTOM_%s' % uuid.uuid4().hex[:8].upper(),
+                'steps': []}).uuid
         if '{alloc}' in path:
             ids['alloc'] = allocations_db.create_allocation(self.context, {
                 'owner': PROJECT, 'state': 'error',

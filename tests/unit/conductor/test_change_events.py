@@ -390,3 +390,81 @@ class PoolActionEventsTestCase(Watched, base.APITestCase):
         self.assertEqual(['pool.pool.create.end'], [
             e.event_type for e in recorded(self.context,
                                            object_type='pool')])
+
+
+class NodeActionEventsTestCase(Watched, base.APITestCase):
+    """Rebuild, rescue, unrescue, the console and RAID: each change with
+    its event."""
+
+    def test_node_actions_are_recorded(self):
+        with self.paused():
+            node = self.enroll(name='acted')
+        url = '/v1/nodes/acted/states'
+        for target, extra in (('active', {}), ('rebuild', {}),
+                              ('rescue', {'rescue_password': 'p'}),
+                              ('unrescue', {})):
+            resp = self.put(url + '/provision', {'target': target, **extra})
+            self.assertEqual(202, resp.status_code, resp.get_data())
+            self.finish_provisioning()
+        for enabled in (True, False):
+            self.assertEqual(202, self.put(url + '/console',
+                                           {'enabled': enabled}).status_code)
+        self.assertEqual(204, self.put(url + '/raid', {'logical_disks': [
+            {'size_gb': 10, 'raid_level': '1'}]}).status_code)
+        found = recorded(self.context, object_uuid=node['uuid'])
+        self.assertEqual([
+            ('baremetal.node.provision_set.start', 'available', 'deploying'),
+            ('baremetal.node.provision_set.end', 'deploying', 'active'),
+            ('baremetal.node.provision_set.start', 'active', 'deploying'),
+            ('baremetal.node.provision_set.end', 'deploying', 'active'),
+            ('baremetal.node.provision_set.start', 'active', 'rescuing'),
+            ('baremetal.node.provision_set.end', 'rescuing', 'rescue'),
+            ('baremetal.node.provision_set.start', 'rescue', 'unrescuing'),
+            ('baremetal.node.provision_set.end', 'unrescuing', 'active'),
+            ('baremetal.node.console_set.end', None, None),
+            ('baremetal.node.console_set.end', None, None),
+            ('baremetal.node.update.end', None, None),
+        ], story(found)[-11:])
+
+    def test_cleaning_and_deploy_steps_are_recorded(self):
+        with self.paused():
+            node = self.enroll(name='stepped')
+        url = '/v1/nodes/stepped'
+        self.assertEqual(204, self.put(url + '/traits/CUSTOM_R1')
+                         .status_code)
+        resp = self.post('/v1/deploy_templates', {
+            'name': 'CUSTOM_R1', 'steps': [{
+                'interface': 'bios', 'step': 'factory_reset', 'args': {},
+                'priority': 90}]})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertEqual(200, self.patch_json('/v1/deploy_templates/'
+                                              'CUSTOM_R1', [
+            {'op': 'add', 'path': '/extra/a', 'value': 1}]).status_code)
+        self.put(url + '/states/raid', {'logical_disks': [
+            {'size_gb': 10, 'raid_level': '1'}]})
+        self.put(url + '/states/provision', {'target': 'manage'})
+        self.put(url + '/states/provision', {
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'raid', 'step': 'create_configuration'}]})
+        self.finish_provisioning()
+        self.put(url + '/states/provision', {'target': 'provide'})
+        self.patch_json(url, [{'op': 'add', 'path': '/instance_info/traits',
+                               'value': ['CUSTOM_R1']}])
+        self.put(url + '/states/provision', {'target': 'active'})
+        self.finish_provisioning()
+        self.assertEqual(204, self.delete('/v1/deploy_templates/CUSTOM_R1')
+                         .status_code)
+        self.assertEqual('active', self.get(url).get_json()[
+            'provision_state'])
+        found = recorded(self.context, object_type='deploy_template')
+        self.assertEqual(['baremetal.deploy_template.create.end',
+                          'baremetal.deploy_template.update.end',
+                          'baremetal.deploy_template.delete.end'],
+                         [e.event_type for e in found])
+        steps = [e.payload['ironic_object.data'].get('deploy_step') or
+                 e.payload['ironic_object.data'].get('clean_step')
+                 for e in recorded(self.context, object_uuid=node['uuid'])
+                 if e.event_type == 'baremetal.node.update.end']
+        # The deploy step (priority 100) before the template's (90).
+        self.assertEqual(['create_configuration', 'deploy',
+                          'factory_reset'], [s['step'] for s in steps if s])
