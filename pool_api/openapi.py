@@ -375,7 +375,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims', 'events',
+            'workflows', 'brokers', 'providers', 'claims', 'handles',
+            'events',
             'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,

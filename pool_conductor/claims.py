@@ -34,6 +34,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import handles
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
 from pool_conductor import machines
@@ -436,6 +437,13 @@ def bind_pending(context, host: str) -> int:
 
 # Reading -------------------------------------------------------------------
 
+def live(machines: list) -> list:
+    """The handles of a claim (db.claims.machines()) that hold a machine:
+    not lost."""
+    return [m for m in machines
+            if handles.state_of(m) != states.HANDLE_LOST]
+
+
 def state_of(claim, machines: list) -> str:
     """The state shown: a bound claim with a machine for each resource,
     all InUse (their workflows done), is ready.
@@ -443,6 +451,7 @@ def state_of(claim, machines: list) -> str:
     claims_db.is_ready() is the same rule in SQL, by which the list of
     claims is filtered: change both together.
     """
+    machines = live(machines)
     if (claim.state == states.CLAIM_BOUND
             and len(machines) == len(claim.resources or ())
             and all(m.pool_status == states.POOL_IN_USE

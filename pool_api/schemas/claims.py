@@ -94,3 +94,13 @@ FILTERS = {
               'enum': list(states.CLAIM_STATES)},
     'owner': {'type': 'string', 'maxLength': 255},
 }
+# Query parameters of GET /v1/handles that filter the list.
+HANDLE_FILTERS = {
+    'claim': {'type': 'string', 'maxLength': 255},
+    'provider': {'type': 'string', 'maxLength': 255},
+    'node': {'type': 'string', 'maxLength': 255},
+    'owner': {'type': 'string', 'maxLength': 255},
+    'state': {'type': 'string', 'maxLength': 15,
+              'enum': [s for s in states.HANDLE_STATES
+                       if s != states.HANDLE_UNBOUND]},
+}
