@@ -113,15 +113,32 @@ def _check_references(context, template: dict, index: int) -> None:
         ) from None
 
 
+def _choose_providers(context, resources: list) -> list:
+    """The resources with a provider each: those that name none get the
+    one whose match their template fits.
+
+    :raises: InvalidParameterValue
+    """
+    if all(r.get('provider') for r in resources):
+        return resources
+    candidates = providers_db.list_all(context)
+    return [r if r.get('provider') else {
+        **r, 'provider': providers_rules.choose(
+            candidates, r.get('template') or {}, i)}
+        for i, r in enumerate(resources)]
+
+
 def resolve(context, resources: list, claim: dict,
             template_schema: dict, check) -> list[dict]:
-    """The resources of a new claim with resolved templates: each
-    provider's defaults (rendered) merged under the resource's template,
-    checked against template_schema (check(schema, document, where)) and
-    the provider's validation.
+    """The resources of a new claim with their providers (chosen by
+    match where they name none) and resolved templates: each provider's
+    defaults (rendered) merged under the resource's template, checked
+    against template_schema (check(schema, document, where)) and the
+    provider's validation.
 
     :raises: ObjectNotFound for a provider, InvalidParameterValue
     """
+    resources = _choose_providers(context, resources)
     found = providers_db.get_many(context, [r['provider']
                                             for r in resources])
     now = db_api.utcnow()
@@ -142,8 +159,8 @@ def create(context, values: dict, resources: list, rpcapi,
            template_schema: dict, check) -> models.Claim:
     """Write a claim pending for a live conductor to bind.
 
-    :param values: uuid, name, owner, node_project, lifespan_end
-        (requested).
+    :param values: uuid, name, owner, node_project, requester,
+        lifespan_end (requested).
     :raises: ObjectNotFound, InvalidParameterValue, NoValidHost,
         ClaimAlreadyExists, ClaimDuplicateName
     """
@@ -185,6 +202,33 @@ def _of_project(claim) -> str:
     return ' owned or leased by project %s' % claim.node_project
 
 
+def _document(claim) -> dict:
+    """What templates see of a claim (resource_claim)."""
+    return {'uuid': claim.uuid, 'name': claim.name, 'owner': claim.owner,
+            'resources': claim.resources,
+            'lifespan_end': templates.Timestamp(claim.lifespan_end)
+            if claim.lifespan_end else None}
+
+
+def _override(provider, template: dict, index: int, document: dict,
+              requester: dict | None, now: datetime.datetime,
+              instance_uuid: str, node) -> dict:
+    """The template a bound resource applies to its machine: its
+    provider's override over the claimed one.
+
+    :raises: rounds.Rollback(FAILED) for an override that fails
+    """
+    handle = {'uuid': instance_uuid, 'allocation_uuid': instance_uuid,
+              'resource_index': index, 'provider': provider.name,
+              'node': {'uuid': node.uuid, 'name': node.name,
+                       'pool': node.pool}}
+    try:
+        return providers_rules.override(provider, template, index, document,
+                                        handle, requester, now)
+    except exception.InvalidParameterValue as exc:
+        raise rounds.Rollback(FAILED, exc.message) from None
+
+
 def _bind(conn, claim) -> None:
     """Bind every resource of a locked pending claim to nodes its
     node_project (if any) owns or leases, or raise rounds.Rollback (SHORT
@@ -213,6 +257,21 @@ def _bind(conn, claim) -> None:
         match = providers_rules.Match(resource['template'],
                                       providers_rules.ignored(provider))
         exclude = [n.id for n in taken]
+        if provider.resource_requires_claim:
+            # Only a machine made for this resource of this claim.
+            node = free_nodes.made_with(
+                conn, provider.pool, token_prefix(claim.uuid, i), exclude,
+                claim.node_project) if broker and made else None
+            if node is not None:
+                taken.append(node)
+            elif broker:
+                missing.append(i)
+            else:
+                raise rounds.Rollback(
+                    FAILED, 'Provider %s makes a machine for each claim '
+                    '(resource_requires_claim), and its pool %s has no '
+                    'broker.' % (provider.name, provider.pool))
+            continue
         # A machine made for this resource first: it was made to its
         # template, which its params may not show.
         node = free_nodes.made_with(
@@ -239,13 +298,19 @@ def _bind(conn, claim) -> None:
     # One statement per set of actions: resources asking the same get
     # their machines together.
     groups: dict[str, list] = {}
+    document = _document(claim)
+    now = db_api.utcnow()
     for i, (node, resource) in enumerate(zip(taken, claim.resources,
                                              strict=True)):
         template = resource['template']
-        groups.setdefault(json.dumps(providers_rules.request_actions(template),
+        instance_uuid = uuidutils.generate_uuid()
+        applied = _override(found[resource['provider']], template, i,
+                            document, claim.requester, now, instance_uuid,
+                            node)
+        groups.setdefault(json.dumps(providers_rules.request_actions(applied),
                                      sort_keys=True), []).append(
             binding.Grant(
-                node=node, instance_uuid=uuidutils.generate_uuid(),
+                node=node, instance_uuid=instance_uuid,
                 traits=tuple(sorted(set(template.get('traits') or ()))),
                 allocation={'owner': claim.owner, 'pool': node.pool,
                             'resource_class': node.resource_class,

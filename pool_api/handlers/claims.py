@@ -88,9 +88,13 @@ def create_claim():
     common.check_uuid(body.get('uuid'), 'uuid')
     # Providers the caller may not read are not found, as missing ones.
     policy.check_readable('Provider', [r['provider']
-                                       for r in body['resources']])
+                                       for r in body['resources']
+                                       if r.get('provider')])
+    context = flask.g.context
     values = {k: body[k] for k in ('uuid', 'name') if body.get(k)}
-    values['owner'] = flask.g.context.project_id
+    values['owner'] = context.project_id
+    values['requester'] = {k: getattr(context, k, None) for k in (
+        'user_id', 'user_name', 'project_id', 'project_name')}
     # A claim binds only nodes its project owns or leases, unless the
     # caller may give out any node.
     if not policy.allowed('pool:claim:create_unrestricted'):

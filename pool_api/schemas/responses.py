@@ -151,6 +151,11 @@ PROVIDER_FIELDS = {
     'update_filters': {'type': 'array',
                        'items': claim_schemas.UPDATE_FILTER},
     'lifespan': pool_schemas.LIFESPAN,
+    'match': claim_schemas.RESOURCE_TEMPLATE,
+    'override': claim_schemas.RESOURCE_TEMPLATE,
+    'resource_requires_claim': _BOOLEAN,
+    'on_lost': {'enum': ['replace', 'error']},
+    'keep_params': _BOOLEAN,
     **_NAMED_TAIL,
 }
 CLAIM_FIELDS = {
