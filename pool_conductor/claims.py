@@ -639,6 +639,19 @@ def _apply_templates(conn, claim, resources: list) -> list[events.Event]:
     return found
 
 
+def _taken_off(template: dict, node) -> dict:
+    """The params and profiles of a claim's template that its end takes
+    off a machine besides what the binding recorded it set (set_by, set
+    back as it was): those a change of the template added later."""
+    recorded = getattr(node, 'set_by', None) or {}
+    known = set(recorded.get('params') or ()) | set(
+        recorded.get('unset') or ())
+    actions = providers_rules.release_actions(template)
+    actions['remove_parameters'] = [k for k in actions['remove_parameters']
+                                    if k not in known]
+    return actions
+
+
 def _release(conn, claim, now: datetime.datetime) -> list[int]:
     """Release the machines of a locked claim through the binding writer
     (force: a deployed one is torn down, as at the end of a lifespan) and
@@ -652,18 +665,21 @@ def _release(conn, claim, now: datetime.datetime) -> list[int]:
                                          if a.node_id is not None])
     resource_of = {a.id: a.claim_resource for a in allocs}
     held = [n for n in nodes if n.allocation_id in resource_of]
+    found = claims_db.providers(conn, [r['provider']
+                                       for r in claim.resources])
     torn_down = []
     for node in held:
         values = lifespans.torn_down(node, now)
-        # The params and profiles the claim's template set go with it.
         index = resource_of[node.allocation_id]
-        template = (claim.resources[index]['template']
+        resource = (claim.resources[index]
                     if index is not None and index < len(claim.resources)
                     else {})
+        provider = found.get(resource.get('provider'))
+        keep = bool(provider is not None and provider.keep_params)
         binding.release(conn, [node], force=True, values=values,
-                        for_claim=True,
-                        request_actions=providers_rules.release_actions(
-                            template))
+                        for_claim=True, keep_params=keep,
+                        request_actions=None if keep else _taken_off(
+                            resource.get('template') or {}, node))
         if values:
             torn_down.append(node.id)
     claims_db.delete_allocations(conn, claim.id)

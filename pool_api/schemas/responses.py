@@ -128,6 +128,7 @@ POOL_FIELDS = {
     'lifespan': pool_schemas.LIFESPAN,
     'broker': _NULLABLE_STRING,
     'autofill': pool_schemas.AUTOFILL,
+    'keep_params': _BOOLEAN,
     'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,

@@ -69,7 +69,13 @@ NOT_OF_A_CLAIM = ~sa.exists().where(
     _ALLOCATIONS.c.id == _NODES.c.allocation_id,
     _ALLOCATIONS.c.claim_id.is_not(None))
 
-_LOCK_NODES = sa.select(*NODE_COLUMNS, CLAIM_UUID).where(
+# What the allocation of a node set on it (its set_by), read with the
+# node where it is locked: its end takes it off.
+SET_BY = sa.select(_ALLOCATIONS.c.set_by).where(
+    _ALLOCATIONS.c.id == _NODES.c.allocation_id).scalar_subquery(
+).label('set_by')
+
+_LOCK_NODES = sa.select(*NODE_COLUMNS, CLAIM_UUID, SET_BY).where(
     _NODES.c.id.in_(sa.bindparam('ids', expanding=True))
 ).order_by(_NODES.c.id).with_for_update()
 
