@@ -169,7 +169,7 @@ def check_release(node, force: bool = False, for_claim: bool = False
 def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage: str | None = None, values: dict | None = None,
             for_claim: bool = False, also: list | None = None,
-            keep_params: bool = False) -> None:
+            keep_params: bool = False, lost: str | None = None) -> None:
     """Take nodes (locked by this transaction, as lock_nodes() reads
     them) back from their consumers, with their pools' release actions,
     and delete their allocations. The params and profiles an allocation
@@ -181,6 +181,9 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
     :param for_claim: the claim of the nodes releases them.
     :param also: the caller's events of the same change.
     :param keep_params: leave what the allocations set.
+    :param lost: why the nodes are lost to their claims: their
+        allocations stay, in error with this message and no node (the
+        claims' lost handles), instead of being deleted.
     :raises: NodeLocked, NodeOfClaim, NodeInWrongState, ConcurrentUpdate
     """
     for node in nodes:
@@ -199,6 +202,19 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage, now, None if keep else lifecycle.undo(
                 getattr(node, 'set_by', None)))), **(values or {})}
     _write(conn, nodes, changes)
+    if lost is not None:
+        binding_db.lose_allocations(conn, [n.allocation_id for n in nodes],
+                                    lost)
+        events.record(conn, (also or []) + [events.Event(
+            'allocation', n.instance_uuid, 'pool.allocation.lost',
+            level='warning', message=lost, prev_state='active',
+            state=states.ALLOCATION_ERROR, owner=getattr(n, 'owner', None),
+            lessee=getattr(n, 'lessee', None),
+            payload=payloads.allocation(None, {
+                'uuid': n.instance_uuid, 'node_uuid': None,
+                'state': states.ALLOCATION_ERROR, 'last_error': lost}))
+            for n in nodes if n.allocation_id is not None])
+        return
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
     events.record(conn, (also or []) + [events.Event(
         'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',
@@ -454,14 +470,19 @@ def provision_step(context, node_id: int, step) -> bool:
         return True
 
 
-def delete_node(context, node) -> None:
+def delete_node(context, node, lose=None) -> None:
     """Delete a node, releasing it first (a node in maintenance goes away
     with its instance and allocation).
 
-    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound
+    :param lose: lose(conn, node, reason) takes a claim's machine from
+        its claim (pool_conductor.claims.lose_machine()); without it, a
+        claim's machine is refused.
+    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound, NodeOfClaim
     """
     def work(conn, current):
-        if current.instance_uuid or current.allocation_id:
+        if current.claim_uuid is not None and lose is not None:
+            lose(conn, current, 'Node %s was deleted.' % current.uuid)
+        elif current.instance_uuid or current.allocation_id:
             release(conn, [current], force=True)
         nodes_db.delete_node(conn, current.id)
         events.record(conn, node_events.deleted(current))

@@ -230,7 +230,8 @@ def _override(provider, template: dict, index: int, document: dict,
 
 
 def _bind(conn, claim) -> None:
-    """Bind every resource of a locked pending claim to nodes its
+    """Bind every resource of a locked pending claim that holds no
+    machine (all of them, but for a claim that lost some) to nodes its
     node_project (if any) owns or leases, or raise rounds.Rollback (SHORT
     with the indexes of the resources a broker is to make machines for).
     """
@@ -249,21 +250,24 @@ def _bind(conn, claim) -> None:
     # only if there are any (one query, not one per resource).
     made = any(p.broker for p in pools.values()) and bool(
         machines_db.made_for(conn, token_prefix(claim.uuid)))
-    taken: list = []
+    held = claims_db.held_resources(conn, claim.id)
+    taken: dict[int, object] = {}
     missing: list[int] = []
     for i, resource in enumerate(claim.resources):
+        if i in held:
+            continue
         provider = found[resource['provider']]
         broker = pools[provider.pool].broker
         match = providers_rules.Match(resource['template'],
                                       providers_rules.ignored(provider))
-        exclude = [n.id for n in taken]
+        exclude = [n.id for n in taken.values()]
         if provider.resource_requires_claim:
             # Only a machine made for this resource of this claim.
             node = free_nodes.made_with(
                 conn, provider.pool, token_prefix(claim.uuid, i), exclude,
                 claim.node_project) if broker and made else None
             if node is not None:
-                taken.append(node)
+                taken[i] = node
             elif broker:
                 missing.append(i)
             else:
@@ -292,7 +296,7 @@ def _bind(conn, claim) -> None:
                 'matches resource %d: %s.' % (
                     provider.pool, provider.name, _of_project(claim), i,
                     match.describe()))
-        taken.append(node)
+        taken[i] = node
     if missing:
         raise rounds.Rollback(SHORT, missing)
     # One statement per set of actions: resources asking the same get
@@ -300,8 +304,8 @@ def _bind(conn, claim) -> None:
     groups: dict[str, list] = {}
     document = _document(claim)
     now = db_api.utcnow()
-    for i, (node, resource) in enumerate(zip(taken, claim.resources,
-                                             strict=True)):
+    for i, node in taken.items():
+        resource = claim.resources[i]
         template = resource['template']
         instance_uuid = uuidutils.generate_uuid()
         applied = _override(found[resource['provider']], template, i,
@@ -320,7 +324,8 @@ def _bind(conn, claim) -> None:
     # the update below rolls it back with everything if the claim went).
     bound = [_event(claim, 'pool.claim.bound', claim.state,
                     states.CLAIM_BOUND, 'Bound to nodes %s' % ', '.join(
-                        n.uuid for n in taken), changes={'last_error': None})]
+                        n.uuid for n in taken.values()),
+                    changes={'last_error': None})]
     for i, (key, grants) in enumerate(groups.items()):
         if not binding.grant(conn, grants, free=True,
                              request_actions=json.loads(key),
@@ -713,6 +718,79 @@ def destroy(context, claim, rpcapi) -> None:
             return
         for node_id in torn_down:
             rpcapi.continue_provisioning(context, node_id, host)
+
+
+# Lost machines -------------------------------------------------------------
+
+# What a claim does when a machine of one of its providers is lost
+# (the provider's on_lost): bind another to the resource, or go to error.
+ON_LOST_REPLACE = 'replace'
+ON_LOST_ERROR = 'error'
+
+
+def lose_machine(conn, node, reason: str) -> None:
+    """Take a claim's machine from its claim because it is lost (deleted,
+    failed, taken by an external manager), in the caller's transaction:
+    the node is released through the binding writer (what the claim set
+    taken off, unless its provider keeps it), its allocation stays as
+    the claim's lost handle (error, with reason), and the claim, per its
+    provider's on_lost, goes back to pending to be given another machine
+    (replace, the default) or to error.
+
+    :param node: the node, locked by this transaction, as
+        binding_db.lock_nodes() reads it; nothing is done unless it is a
+        claim's machine.
+    :raises: NodeLocked, ConcurrentUpdate
+    """
+    if node.claim_uuid is None or node.allocation_id is None:
+        return
+    held = claims_db.of_allocation(conn, node.allocation_id)
+    claim = claims_db.lock(conn, held.claim_id)
+    index = held.claim_resource
+    resource = (claim.resources[index]
+                if index is not None and index < len(claim.resources or ())
+                else {})
+    provider = claims_db.providers(conn, [resource.get('provider')]).get(
+        resource.get('provider'))
+    keep = bool(provider is not None and provider.keep_params)
+    message = 'Resource %s lost its machine %s: %s' % (index, node.uuid,
+                                                       reason)
+    policy = (provider.on_lost if provider is not None and provider.on_lost
+              else ON_LOST_REPLACE)
+    state = claim.state
+    if claim.state in (states.CLAIM_BOUND, states.CLAIM_PENDING):
+        state = (states.CLAIM_PENDING if policy == ON_LOST_REPLACE
+                 else states.CLAIM_ERROR)
+    changes = {'state': state}
+    if state == states.CLAIM_ERROR:
+        changes['last_error'] = message
+    lost = _event(claim, 'pool.claim.handle.lost', claim.state, state,
+                  message, 'warning', changes=changes)
+    binding.release(conn, [node], force=True, for_claim=True,
+                    keep_params=keep, lost=reason, also=[lost],
+                    request_actions=None if keep else _taken_off(
+                        resource.get('template') or {}, node))
+    claims_db.update(conn, claim.id, changes)
+
+
+def machine_lost(context, node_id: int, reason: str) -> bool:
+    """lose_machine() in a transaction of its own: for whatever finds a
+    claim's machine lost (an external manager took it, it failed).
+
+    :returns: whether the node was a claim's machine, and is lost to it.
+    :raises: NodeLocked
+    """
+    def work():
+        with db_api.writer_connection(context) as conn:
+            nodes = binding_db.lock_nodes(conn, [node_id])
+            if not nodes or nodes[0].claim_uuid is None:
+                return False
+            if nodes[0].reservation:
+                raise exception.NodeLocked(node=nodes[0].uuid,
+                                           host=nodes[0].reservation)
+            lose_machine(conn, nodes[0], reason)
+            return True
+    return retry.on_deadlock(work)
 
 
 def _expire_one(context, claim_id: int) -> bool:

@@ -255,6 +255,17 @@ def activate_allocations(conn, node_of: dict[int, int], host: str) -> int:
     return conn.execute(_activate_statement(len(node_of)), params).rowcount
 
 
+def lose_allocations(conn, ids: Iterable[int], error: str) -> None:
+    """Keep allocations whose node was lost, in error and without a
+    node (a claim's lost handles)."""
+    ids = [i for i in ids if i is not None]
+    if ids:
+        conn.execute(sa.update(_ALLOCATIONS).where(
+            _ALLOCATIONS.c.id.in_(ids)).values(
+            state=states.ALLOCATION_ERROR, node_id=None, last_error=error,
+            updated_at=api.utcnow()))
+
+
 def delete_allocations(conn, ids: Iterable[int]) -> None:
     ids = [i for i in ids if i is not None]
     if ids:

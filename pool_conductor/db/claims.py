@@ -209,6 +209,22 @@ def allocations_of(conn, claim_id: int) -> list[sa.Row]:
         .order_by(_ALLOCATIONS.c.id)).all()
 
 
+def held_resources(conn, claim_id: int) -> set[int]:
+    """The indexes of the resources of a claim that hold a machine (a
+    live allocation: not a lost one)."""
+    return set(conn.execute(
+        sa.select(_ALLOCATIONS.c.claim_resource).where(
+            _ALLOCATIONS.c.claim_id == claim_id,
+            _ALLOCATIONS.c.state != states.ALLOCATION_ERROR)).scalars())
+
+
+def of_allocation(conn, allocation_id: int) -> sa.Row | None:
+    """(claim_id, claim_resource) of an allocation."""
+    return conn.execute(
+        sa.select(_ALLOCATIONS.c.claim_id, _ALLOCATIONS.c.claim_resource)
+        .where(_ALLOCATIONS.c.id == allocation_id)).first()
+
+
 def set_allocations_end(conn, claim_id: int, end) -> None:
     conn.execute(sa.update(_ALLOCATIONS).where(
         _ALLOCATIONS.c.claim_id == claim_id).values(
