@@ -205,13 +205,17 @@ RULES += [
 ]
 
 RULES += [
-    _rule('pool:claim:get', CLAIM_READER, 'Show a claim.', [('GET', CLAIM)]),
+    _rule('pool:claim:get', CLAIM_READER,
+          'Show a claim, or a handle of it.',
+          [('GET', CLAIM), ('GET', '/v1/handles/{handle_uuid}')]),
     _rule('pool:claim:list', API_READER,
           'List the claims one may see: all of them with '
-          'pool:claim:list_all, else those of the project.',
-          [('GET', '/v1/claims')]),
+          'pool:claim:list_all, else those of the project (and their '
+          'handles).',
+          [('GET', '/v1/claims'), ('GET', '/v1/handles')]),
     _rule('pool:claim:list_all', SYSTEM_READER,
-          'List the claims of every project.', [('GET', '/v1/claims')]),
+          'List the claims (and handles) of every project.',
+          [('GET', '/v1/claims'), ('GET', '/v1/handles')]),
     _rule('pool:claim:create', API_MEMBER,
           'Create a claim; its owner is the project of the token.',
           [('POST', '/v1/claims')]),

@@ -10,6 +10,7 @@ from pool_api.handlers import conductors
 from pool_api.handlers import deploy_templates
 from pool_api.handlers import events
 from pool_api.handlers import fleet
+from pool_api.handlers import handles
 from pool_api.handlers import metrics
 from pool_api.handlers import node_management
 from pool_api.handlers import node_params
@@ -51,6 +52,7 @@ BROKER = '/v1/brokers/<broker_name>'
 PROVIDER = '/v1/providers/<provider_name>'
 CLAIM = '/v1/claims/<claim_ident>'
 TEMPLATE = '/v1/deploy_templates/<template_ident>'
+HANDLE = '/v1/handles/<handle_uuid>'
 
 # Query parameters and errors that routes share.
 _FIELDS = ('fields',)
@@ -397,6 +399,15 @@ ROUTES = [
     Route(CLAIM, 'DELETE', claims.delete_claim,
           Doc('Delete a claim, releasing its machines', 'claims',
               status=204, errors=_WRITE)),
+
+    Route('/v1/handles', 'GET', handles.list_handles,
+          Doc('List the handles of claims: the machine each resource '
+              'holds', 'handles', 'HandleList', query=('fields', 'limit',
+                                                       'marker'),
+              filters=claim_schemas.HANDLE_FILTERS, errors=_MISSING)),
+    Route(HANDLE, 'GET', handles.get_handle,
+          Doc('Show a handle', 'handles', 'Handle', query=_FIELDS,
+              errors=_MISSING)),
 
     Route('/v1/events', 'GET', events.list_events,
           Doc('Read the events after a cursor, waiting for new ones with '

@@ -475,6 +475,16 @@ class Client:
     def claim_get(self, claim: str, fields=None) -> dict:
         return self.get(_path('claims', claim), params={'fields': fields})
 
+    def handle_list(self, fields=None, limit: int | None = None,
+                    marker: str | None = None, **filters) -> list:
+        """Handles of claims matching the filters (claim, provider, node,
+        owner, state)."""
+        params = dict(filters, fields=fields, marker=marker)
+        return self._list('handles', 'handles', params, limit)
+
+    def handle_get(self, handle: str, fields=None) -> dict:
+        return self.get(_path('handles', handle), params={'fields': fields})
+
     def claim_update(self, claim: str, patch: list) -> dict:
         """Change the lifespan_end or resource templates of a claim with a
         JSON Patch."""

@@ -106,7 +106,7 @@ def grant(conn, grants: list[Grant], free: bool = False,
     :returns: whether every node was given (else the caller rolls back).
     :raises: DBDuplicateEntry for a new allocation's uuid or name in use
     """
-    granted, created = _insert_allocations(conn, grants)
+    granted, created = _insert_allocations(conn, grants, request_actions)
     changes = grant_values(conn, granted, request_actions, wait_for_stage)
     if binding_db.update_nodes(conn, changes, free=free,
                                generations=generations) != len(changes):
@@ -119,13 +119,15 @@ def grant(conn, grants: list[Grant], free: bool = False,
     return True
 
 
-def _insert_allocations(conn, grants: list[Grant]
+def _insert_allocations(conn, grants: list[Grant], request_actions=None
                         ) -> tuple[list[Grant], list[events.Event]]:
-    """The grants, each with the id of the allocation inserted for it,
-    and the events of the new allocations."""
+    """The grants, each with the id of the allocation inserted for it
+    (which records what request_actions set on its node), and the events
+    of the new allocations."""
     new = [g for g in grants if g.allocation is not None]
     rows = [{**g.allocation, 'uuid': g.instance_uuid, 'node_id': g.node.id,
-             'node_uuid': g.node.uuid, 'traits': list(g.traits)}
+             'node_uuid': g.node.uuid, 'traits': list(g.traits),
+             'set_by': lifecycle.set_by(g.node, request_actions)}
             for g in new]
     ids = iter(binding_db.insert_allocations(conn, [
         {k: v for k, v in row.items() if k != 'node_uuid'} for row in rows]))
@@ -166,37 +168,61 @@ def check_release(node, force: bool = False, for_claim: bool = False
 
 def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage: str | None = None, values: dict | None = None,
-            for_claim: bool = False, also: list | None = None) -> None:
+            for_claim: bool = False, also: list | None = None,
+            keep_params: bool = False, lost: str | None = None) -> None:
     """Take nodes (locked by this transaction, as lock_nodes() reads
     them) back from their consumers, with their pools' release actions,
-    and delete their allocations.
+    and delete their allocations. The params and profiles an allocation
+    set on its node (its set_by) are taken off first, unless keep_params
+    or the node's pool keeps them.
 
     :param force: release a deployed node too.
     :param values: other fields of every node to change at the same time.
     :param for_claim: the claim of the nodes releases them.
     :param also: the caller's events of the same change.
+    :param keep_params: leave what the allocations set.
+    :param lost: why the nodes are lost to their claims: their
+        allocations stay, in error with this message and no node (the
+        claims' lost handles), instead of being deleted.
     :raises: NodeLocked, NodeOfClaim, NodeInWrongState, ConcurrentUpdate
     """
     for node in nodes:
         check_release(node, force, for_claim)
     now = db_api.utcnow()
     pools = binding_db.pool_actions(conn, {n.pool for n in nodes},
-                                    'release_actions')
+                                    'release_actions', 'keep_params')
     changes = {}
     for node in nodes:
         pool = pools.get(node.pool)
+        keep = keep_params or bool(pool and pool.keep_params)
+        # A claim's request actions take off what its template set.
+        taken_off = None if keep and for_claim else request_actions
         changes[node.id] = {**_changed(node, lifecycle.released(
-            node, pool.release_actions if pool else None, request_actions,
-            wait_for_stage, now)), **(values or {})}
+            node, pool.release_actions if pool else None, taken_off,
+            wait_for_stage, now, None if keep else lifecycle.undo(
+                getattr(node, 'set_by', None)))), **(values or {})}
+    held = [n for n in nodes if n.allocation_id is not None]
     # The nodes' events and their allocations' go in one insert.
-    deleted = [events.Event(
+    if lost is not None:
+        _write(conn, nodes, changes, also=(also or []) + [events.Event(
+            'allocation', n.instance_uuid, 'pool.allocation.lost',
+            level='warning', message=lost, prev_state='active',
+            state=states.ALLOCATION_ERROR, owner=getattr(n, 'owner', None),
+            lessee=getattr(n, 'lessee', None),
+            payload=payloads.allocation(None, {
+                'uuid': n.instance_uuid, 'node_uuid': None,
+                'state': states.ALLOCATION_ERROR, 'last_error': lost}))
+            for n in held])
+        binding_db.lose_allocations(conn, [n.allocation_id for n in nodes],
+                                    lost)
+        return
+    _write(conn, nodes, changes, also=(also or []) + [events.Event(
         'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',
         prev_state='active', owner=getattr(n, 'owner', None),
         lessee=getattr(n, 'lessee', None),
         payload=payloads.allocation(None, {'uuid': n.instance_uuid,
                                            'node_uuid': n.uuid}))
-        for n in nodes if n.allocation_id is not None]
-    _write(conn, nodes, changes, also=(also or []) + deleted)
+        for n in held])
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
 
 
@@ -445,14 +471,19 @@ def provision_step(context, node_id: int, step) -> bool:
         return True
 
 
-def delete_node(context, node) -> None:
+def delete_node(context, node, lose=None) -> None:
     """Delete a node, releasing it first (a node in maintenance goes away
     with its instance and allocation).
 
-    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound
+    :param lose: lose(conn, node, reason) takes a claim's machine from
+        its claim (pool_conductor.claims.lose_machine()); without it, a
+        claim's machine is refused.
+    :raises: NodeLocked, ConcurrentUpdate, NodeNotFound, NodeOfClaim
     """
     def work(conn, current):
-        if current.instance_uuid or current.allocation_id:
+        if current.claim_uuid is not None and lose is not None:
+            lose(conn, current, 'Node %s was deleted.' % current.uuid)
+        elif current.instance_uuid or current.allocation_id:
             release(conn, [current], force=True)
         nodes_db.delete_node(conn, current.id)
         events.record(conn, node_events.deleted(current))

@@ -34,6 +34,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import handles
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
 from pool_conductor import machines
@@ -112,15 +113,32 @@ def _check_references(context, template: dict, index: int) -> None:
         ) from None
 
 
+def _choose_providers(context, resources: list) -> list:
+    """The resources with a provider each: those that name none get the
+    one whose match their template fits.
+
+    :raises: InvalidParameterValue
+    """
+    if all(r.get('provider') for r in resources):
+        return resources
+    candidates = providers_db.list_all(context)
+    return [r if r.get('provider') else {
+        **r, 'provider': providers_rules.choose(
+            candidates, r.get('template') or {}, i)}
+        for i, r in enumerate(resources)]
+
+
 def resolve(context, resources: list, claim: dict,
             template_schema: dict, check) -> list[dict]:
-    """The resources of a new claim with resolved templates: each
-    provider's defaults (rendered) merged under the resource's template,
-    checked against template_schema (check(schema, document, where)) and
-    the provider's validation.
+    """The resources of a new claim with their providers (chosen by
+    match where they name none) and resolved templates: each provider's
+    defaults (rendered) merged under the resource's template, checked
+    against template_schema (check(schema, document, where)) and the
+    provider's validation.
 
     :raises: ObjectNotFound for a provider, InvalidParameterValue
     """
+    resources = _choose_providers(context, resources)
     found = providers_db.get_many(context, [r['provider']
                                             for r in resources])
     now = db_api.utcnow()
@@ -141,8 +159,8 @@ def create(context, values: dict, resources: list, rpcapi,
            template_schema: dict, check) -> models.Claim:
     """Write a claim pending for a live conductor to bind.
 
-    :param values: uuid, name, owner, node_project, lifespan_end
-        (requested).
+    :param values: uuid, name, owner, node_project, requester,
+        lifespan_end (requested).
     :raises: ObjectNotFound, InvalidParameterValue, NoValidHost,
         ClaimAlreadyExists, ClaimDuplicateName
     """
@@ -184,8 +202,36 @@ def _of_project(claim) -> str:
     return ' owned or leased by project %s' % claim.node_project
 
 
+def _document(claim) -> dict:
+    """What templates see of a claim (resource_claim)."""
+    return {'uuid': claim.uuid, 'name': claim.name, 'owner': claim.owner,
+            'resources': claim.resources,
+            'lifespan_end': templates.Timestamp(claim.lifespan_end)
+            if claim.lifespan_end else None}
+
+
+def _override(provider, template: dict, index: int, document: dict,
+              requester: dict | None, now: datetime.datetime,
+              instance_uuid: str, node) -> dict:
+    """The template a bound resource applies to its machine: its
+    provider's override over the claimed one.
+
+    :raises: rounds.Rollback(FAILED) for an override that fails
+    """
+    handle = {'uuid': instance_uuid, 'allocation_uuid': instance_uuid,
+              'resource_index': index, 'provider': provider.name,
+              'node': {'uuid': node.uuid, 'name': node.name,
+                       'pool': node.pool}}
+    try:
+        return providers_rules.override(provider, template, index, document,
+                                        handle, requester, now)
+    except exception.InvalidParameterValue as exc:
+        raise rounds.Rollback(FAILED, exc.message) from None
+
+
 def _bind(conn, claim) -> None:
-    """Bind every resource of a locked pending claim to nodes its
+    """Bind every resource of a locked pending claim that holds no
+    machine (all of them, but for a claim that lost some) to nodes its
     node_project (if any) owns or leases, or raise rounds.Rollback (SHORT
     with the indexes of the resources a broker is to make machines for).
     """
@@ -204,14 +250,32 @@ def _bind(conn, claim) -> None:
     # only if there are any (one query, not one per resource).
     made = any(p.broker for p in pools.values()) and bool(
         machines_db.made_for(conn, token_prefix(claim.uuid)))
-    taken: list = []
+    held = claims_db.held_resources(conn, claim.id)
+    taken: dict[int, object] = {}
     missing: list[int] = []
     for i, resource in enumerate(claim.resources):
+        if i in held:
+            continue
         provider = found[resource['provider']]
         broker = pools[provider.pool].broker
         match = providers_rules.Match(resource['template'],
                                       providers_rules.ignored(provider))
-        exclude = [n.id for n in taken]
+        exclude = [n.id for n in taken.values()]
+        if provider.resource_requires_claim:
+            # Only a machine made for this resource of this claim.
+            node = free_nodes.made_with(
+                conn, provider.pool, token_prefix(claim.uuid, i), exclude,
+                claim.node_project) if broker and made else None
+            if node is not None:
+                taken[i] = node
+            elif broker:
+                missing.append(i)
+            else:
+                raise rounds.Rollback(
+                    FAILED, 'Provider %s makes a machine for each claim '
+                    '(resource_requires_claim), and its pool %s has no '
+                    'broker.' % (provider.name, provider.pool))
+            continue
         # A machine made for this resource first: it was made to its
         # template, which its params may not show.
         node = free_nodes.made_with(
@@ -232,19 +296,25 @@ def _bind(conn, claim) -> None:
                 'matches resource %d: %s.' % (
                     provider.pool, provider.name, _of_project(claim), i,
                     match.describe()))
-        taken.append(node)
+        taken[i] = node
     if missing:
         raise rounds.Rollback(SHORT, missing)
     # One statement per set of actions: resources asking the same get
     # their machines together.
     groups: dict[str, list] = {}
-    for i, (node, resource) in enumerate(zip(taken, claim.resources,
-                                             strict=True)):
+    document = _document(claim)
+    now = db_api.utcnow()
+    for i, node in taken.items():
+        resource = claim.resources[i]
         template = resource['template']
-        groups.setdefault(json.dumps(providers_rules.request_actions(template),
+        instance_uuid = uuidutils.generate_uuid()
+        applied = _override(found[resource['provider']], template, i,
+                            document, claim.requester, now, instance_uuid,
+                            node)
+        groups.setdefault(json.dumps(providers_rules.request_actions(applied),
                                      sort_keys=True), []).append(
             binding.Grant(
-                node=node, instance_uuid=uuidutils.generate_uuid(),
+                node=node, instance_uuid=instance_uuid,
                 traits=tuple(sorted(set(template.get('traits') or ()))),
                 allocation={'owner': claim.owner, 'pool': node.pool,
                             'resource_class': node.resource_class,
@@ -254,7 +324,8 @@ def _bind(conn, claim) -> None:
     # the update below rolls it back with everything if the claim went).
     bound = [_event(claim, 'pool.claim.bound', claim.state,
                     states.CLAIM_BOUND, 'Bound to nodes %s' % ', '.join(
-                        n.uuid for n in taken), changes={'last_error': None})]
+                        n.uuid for n in taken.values()),
+                    changes={'last_error': None})]
     for i, (key, grants) in enumerate(groups.items()):
         if not binding.grant(conn, grants, free=True,
                              request_actions=json.loads(key),
@@ -436,6 +507,13 @@ def bind_pending(context, host: str) -> int:
 
 # Reading -------------------------------------------------------------------
 
+def live(machines: list) -> list:
+    """The handles of a claim (db.claims.machines()) that hold a machine:
+    not lost."""
+    return [m for m in machines
+            if handles.state_of(m) != states.HANDLE_LOST]
+
+
 def state_of(claim, machines: list) -> str:
     """The state shown: a bound claim with a machine for each resource,
     all InUse (their workflows done), is ready.
@@ -443,6 +521,7 @@ def state_of(claim, machines: list) -> str:
     claims_db.is_ready() is the same rule in SQL, by which the list of
     claims is filtered: change both together.
     """
+    machines = live(machines)
     if (claim.state == states.CLAIM_BOUND
             and len(machines) == len(claim.resources or ())
             and all(m.pool_status == states.POOL_IN_USE
@@ -565,6 +644,19 @@ def _apply_templates(conn, claim, resources: list) -> list[events.Event]:
     return found
 
 
+def _taken_off(template: dict, node) -> dict:
+    """The params and profiles of a claim's template that its end takes
+    off a machine besides what the binding recorded it set (set_by, set
+    back as it was): those a change of the template added later."""
+    recorded = getattr(node, 'set_by', None) or {}
+    known = set(recorded.get('params') or ()) | set(
+        recorded.get('unset') or ())
+    actions = providers_rules.release_actions(template)
+    actions['remove_parameters'] = [k for k in actions['remove_parameters']
+                                    if k not in known]
+    return actions
+
+
 def _release(conn, claim, now: datetime.datetime) -> list[int]:
     """Release the machines of a locked claim through the binding writer
     (force: a deployed one is torn down, as at the end of a lifespan) and
@@ -578,18 +670,21 @@ def _release(conn, claim, now: datetime.datetime) -> list[int]:
                                          if a.node_id is not None])
     resource_of = {a.id: a.claim_resource for a in allocs}
     held = [n for n in nodes if n.allocation_id in resource_of]
+    found = claims_db.providers(conn, [r['provider']
+                                       for r in claim.resources])
     torn_down = []
     for node in held:
         values = lifespans.torn_down(node, now)
-        # The params and profiles the claim's template set go with it.
         index = resource_of[node.allocation_id]
-        template = (claim.resources[index]['template']
+        resource = (claim.resources[index]
                     if index is not None and index < len(claim.resources)
                     else {})
+        provider = found.get(resource.get('provider'))
+        keep = bool(provider is not None and provider.keep_params)
         binding.release(conn, [node], force=True, values=values,
-                        for_claim=True,
-                        request_actions=providers_rules.release_actions(
-                            template))
+                        for_claim=True, keep_params=keep,
+                        request_actions=None if keep else _taken_off(
+                            resource.get('template') or {}, node))
         if values:
             torn_down.append(node.id)
     claims_db.delete_allocations(conn, claim.id)
@@ -623,6 +718,79 @@ def destroy(context, claim, rpcapi) -> None:
             return
         for node_id in torn_down:
             rpcapi.continue_provisioning(context, node_id, host)
+
+
+# Lost machines -------------------------------------------------------------
+
+# What a claim does when a machine of one of its providers is lost
+# (the provider's on_lost): bind another to the resource, or go to error.
+ON_LOST_REPLACE = 'replace'
+ON_LOST_ERROR = 'error'
+
+
+def lose_machine(conn, node, reason: str) -> None:
+    """Take a claim's machine from its claim because it is lost (deleted,
+    failed, taken by an external manager), in the caller's transaction:
+    the node is released through the binding writer (what the claim set
+    taken off, unless its provider keeps it), its allocation stays as
+    the claim's lost handle (error, with reason), and the claim, per its
+    provider's on_lost, goes back to pending to be given another machine
+    (replace, the default) or to error.
+
+    :param node: the node, locked by this transaction, as
+        binding_db.lock_nodes() reads it; nothing is done unless it is a
+        claim's machine.
+    :raises: NodeLocked, ConcurrentUpdate
+    """
+    if node.claim_uuid is None or node.allocation_id is None:
+        return
+    held = claims_db.of_allocation(conn, node.allocation_id)
+    claim = claims_db.lock(conn, held.claim_id)
+    index = held.claim_resource
+    resource = (claim.resources[index]
+                if index is not None and index < len(claim.resources or ())
+                else {})
+    provider = claims_db.providers(conn, [resource.get('provider')]).get(
+        resource.get('provider'))
+    keep = bool(provider is not None and provider.keep_params)
+    message = 'Resource %s lost its machine %s: %s' % (index, node.uuid,
+                                                       reason)
+    policy = (provider.on_lost if provider is not None and provider.on_lost
+              else ON_LOST_REPLACE)
+    state = claim.state
+    if claim.state in (states.CLAIM_BOUND, states.CLAIM_PENDING):
+        state = (states.CLAIM_PENDING if policy == ON_LOST_REPLACE
+                 else states.CLAIM_ERROR)
+    changes = {'state': state}
+    if state == states.CLAIM_ERROR:
+        changes['last_error'] = message
+    lost = _event(claim, 'pool.claim.handle.lost', claim.state, state,
+                  message, 'warning', changes=changes)
+    binding.release(conn, [node], force=True, for_claim=True,
+                    keep_params=keep, lost=reason, also=[lost],
+                    request_actions=None if keep else _taken_off(
+                        resource.get('template') or {}, node))
+    claims_db.update(conn, claim.id, changes)
+
+
+def machine_lost(context, node_id: int, reason: str) -> bool:
+    """lose_machine() in a transaction of its own: for whatever finds a
+    claim's machine lost (an external manager took it, it failed).
+
+    :returns: whether the node was a claim's machine, and is lost to it.
+    :raises: NodeLocked
+    """
+    def work():
+        with db_api.writer_connection(context) as conn:
+            nodes = binding_db.lock_nodes(conn, [node_id])
+            if not nodes or nodes[0].claim_uuid is None:
+                return False
+            if nodes[0].reservation:
+                raise exception.NodeLocked(node=nodes[0].uuid,
+                                           host=nodes[0].reservation)
+            lose_machine(conn, nodes[0], reason)
+            return True
+    return retry.on_deadlock(work)
 
 
 def _expire_one(context, claim_id: int) -> bool:

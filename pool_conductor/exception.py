@@ -106,6 +106,10 @@ class ClaimNotFound(NotFound):
     """Claim %(claim)s could not be found."""
 
 
+class HandleNotFound(NotFound):
+    """Handle %(handle)s could not be found."""
+
+
 class ConductorNotFound(NotFound):
     """Conductor %(conductor)s could not be found."""
 

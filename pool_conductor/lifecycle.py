@@ -96,13 +96,42 @@ def allocated(node, pool_actions: dict | None,
                   else states.POOL_IN_USE, stage, now)
 
 
+def set_by(node, request_actions: dict | None) -> dict | None:
+    """What a consumer's request actions set on a node, as undo()
+    takes it off: the params' values before (or that they were unset) and
+    the profiles added."""
+    request_actions = request_actions or {}
+    added = request_actions.get('add_parameters') or {}
+    profiles = [p for p in request_actions.get('add_profiles') or ()
+                if p not in (node.profiles or ())]
+    if not added and not profiles:
+        return None
+    params = node.params or {}
+    return {'params': {k: params[k] for k in added if k in params},
+            'unset': sorted(k for k in added if k not in params),
+            'profiles': profiles}
+
+
+def undo(recorded: dict | None) -> dict | None:
+    """The actions that take off what set_by() recorded: params set back
+    to their values before (removed when they had none), profiles added
+    removed."""
+    if not recorded:
+        return None
+    return {'remove_parameters': list(recorded.get('unset') or ()),
+            'add_parameters': dict(recorded.get('params') or {}),
+            'remove_profiles': list(recorded.get('profiles') or ())}
+
+
 def released(node, pool_actions: dict | None,
              request_actions: dict | None = None,
              wait_for_stage: str | None = None,
-             now: datetime.datetime | None = None) -> dict:
-    """A node taken back from its consumer: the release actions, then
-    Destroying until wait_for_stage, else Free."""
-    values = apply_actions(node, pool_actions, request_actions)
+             now: datetime.datetime | None = None,
+             undone: dict | None = None) -> dict:
+    """A node taken back from its consumer: what the consumer set taken
+    off (undone: undo()'s actions), the release actions, then Destroying
+    until wait_for_stage, else Free."""
+    values = apply_actions(node, undone, pool_actions, request_actions)
     values.update(instance_uuid=None, allocation_id=None)
     stage = wait_for_stage or _wait_stage(pool_actions)
     return _enter(node, values, states.POOL_DESTROYING if stage

@@ -100,18 +100,20 @@ def check_update_filters(name: str, filters: list) -> None:
 
 
 def check_defaults(name: str, values: dict) -> None:
-    """With templates enabled, every string of defaults must be a
-    template the sandbox accepts (it is rendered with placeholder
+    """With templates enabled, every string of defaults and override must
+    be a template the sandbox accepts (it is rendered with placeholder
     values).
 
     :raises: InvalidParameterValue naming the provider and the place
     """
     if not (values.get('template') or {}).get('enable'):
         return
-    templates.render_document(
-        values.get('defaults') or {},
-        templates.variables({}, 0, {'name': name}, datetime.datetime(
-            2000, 1, 1)), 'Provider %s defaults' % name, check_only=True)
+    for field in ('defaults', 'override'):
+        templates.render_document(
+            values.get(field) or {},
+            templates.variables({}, 0, {'name': name}, datetime.datetime(
+                2000, 1, 1)), 'Provider %s %s' % (name, field),
+            check_only=True)
 
 
 def check_provider(context, values: dict) -> None:
@@ -130,6 +132,13 @@ def check_provider(context, values: dict) -> None:
     check_update_filters(name, values.get('update_filters') or ())
     lifespans.check_policy(values.get('lifespan'))
     check_defaults(name, values)
+    if values.get('resource_requires_claim') and values.get('pool'):
+        pool = pools_db.get(context, models.Pool, values['pool'])
+        if not pool.broker:
+            raise exception.InvalidParameterValue(
+                err='Provider %s: resource_requires_claim needs a pool '
+                    'with a broker to make the machines of claims; pool '
+                    '%s has none.' % (name, pool.name))
 
 
 def create_provider(context, values: dict) -> models.Provider:
@@ -150,11 +159,11 @@ def delete_provider(context, name: str) -> None:
 def update_provider(context, name: str, before, changed: dict
                     ) -> models.Provider:
     """:raises: ObjectNotFound, InvalidParameterValue"""
-    check_provider(context, {'name': name, **changed,
-                             'template': changed.get('template',
-                                                     before.template),
-                             'defaults': changed.get('defaults',
-                                                     before.defaults)})
+    check_provider(context, {
+        'name': name, **changed,
+        **{f: changed.get(f, getattr(before, f))
+           for f in ('template', 'defaults', 'override', 'pool',
+                     'resource_requires_claim')}})
     return named.update(context, models.Provider, name, changed)
 
 
@@ -163,6 +172,8 @@ def as_dict(provider) -> dict:
     return {'name': provider.name, 'pool': provider.pool,
             'description': provider.description,
             'defaults': provider.defaults or {},
+            'override': provider.override or {},
+            'match': provider.match or {},
             'lifespan': provider.lifespan or {}}
 
 
@@ -223,6 +234,66 @@ def resolve(provider, template: dict, index: int, claim: dict,
             'Provider %s defaults (resources/%d)' % (provider.name, index),
             budget)
     return merge(defaults, template)
+
+
+def fits(pattern, value) -> bool:
+    """Whether value has all of pattern: maps key by key, anything else
+    equal (Poolboy's match of a template to a provider)."""
+    if isinstance(pattern, dict):
+        return isinstance(value, dict) and all(
+            key in value and fits(v, value[key])
+            for key, v in pattern.items())
+    return pattern == value
+
+
+def choose(candidates, template: dict, index: int) -> str:
+    """The provider of a claim's resource that names none: the one whose
+    match its template fits.
+
+    :param candidates: every provider (their name and match).
+    :raises: InvalidParameterValue when none fits, or several do (naming
+        them)
+    """
+    found = [p.name for p in candidates
+             if p.match and fits(p.match, template)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise exception.InvalidParameterValue(
+            err='resources/%d: the template fits the match of several '
+                'providers: %s; name one of them.'
+                % (index, ', '.join(found)))
+    raise exception.InvalidParameterValue(
+        err='resources/%d names no provider and its template fits the '
+            'match of none; name a provider.' % index)
+
+
+def override(provider, template: dict, index: int, claim: dict,
+             handle: dict, requester: dict | None,
+             now: datetime.datetime) -> dict:
+    """A bound resource's template with its provider's override (rendered
+    when its templates are enabled, with Poolboy's variables of
+    overrides) merged over it.
+
+    :param handle: what templates see of the handle (resource_handle).
+    :param requester: the identity of who made the claim.
+    :raises: InvalidParameterValue
+    """
+    values = provider.override or {}
+    if not values:
+        return template
+    if (provider.template or {}).get('enable'):
+        requester = requester or {}
+        values = templates.render_document(
+            values, {**templates.variables(claim, index, as_dict(provider),
+                                           now),
+                     'resource_handle': handle,
+                     'resource_template': template,
+                     'requester_identity': requester,
+                     'requester_user': requester.get('user_name')
+                     or requester.get('user_id')},
+            'Provider %s override (resources/%d)' % (provider.name, index))
+    return merge(template, values)
 
 
 def ignored(provider) -> list[tuple]:

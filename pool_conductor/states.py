@@ -116,3 +116,13 @@ CLAIM_ERROR = 'error'
 CLAIM_EXPIRED = 'expired'
 CLAIM_STATES = (CLAIM_PENDING, CLAIM_BOUND, CLAIM_READY, CLAIM_ERROR,
                 CLAIM_EXPIRED)
+# Handles (Poolboy's ResourceHandles): what a claim holds for each of
+# its resources. A resource no machine is bound to yet is unbound; a
+# bound machine is building until it is InUse in its pool, then ready;
+# a machine that was taken from the claim (deleted, failed, or taken by
+# an external manager) leaves its handle lost.
+HANDLE_UNBOUND = 'unbound'
+HANDLE_BUILDING = 'building'
+HANDLE_READY = 'ready'
+HANDLE_LOST = 'lost'
+HANDLE_STATES = (HANDLE_UNBOUND, HANDLE_BUILDING, HANDLE_READY, HANDLE_LOST)

@@ -1,6 +1,7 @@
 """Claims: /v1/claims, machines claimed together from providers."""
 import flask
 
+from pool_api.handlers import handles
 from pool_api import links
 from pool_api import params
 from pool_api import policy
@@ -17,7 +18,7 @@ from pool_conductor import sandbox
 from pool_conductor import states
 
 FIELDS = ('uuid', 'name', 'owner', 'state', 'last_error', 'resources',
-          'allocations', 'lifespan_end', 'created_at', 'updated_at',
+          'allocations', 'handles', 'lifespan_end', 'created_at', 'updated_at',
           'links')
 SORT_KEYS = ('id', 'uuid', 'name', 'state', 'owner', 'lifespan_end',
              'created_at', 'updated_at')
@@ -33,7 +34,8 @@ def to_dict(claim, machines: list, fields=None) -> dict:
         'state': claims.state_of(claim, machines),
         'last_error': claim.last_error,
         'resources': claim.resources,
-        'allocations': [m.uuid for m in machines],
+        'allocations': [m.uuid for m in claims.live(machines)],
+        'handles': handles.of_claim(claim, machines),
         'lifespan_end': render.timestamp(claim.lifespan_end),
         'created_at': render.timestamp(claim.created_at),
         'updated_at': render.timestamp(claim.updated_at),
@@ -86,9 +88,13 @@ def create_claim():
     common.check_uuid(body.get('uuid'), 'uuid')
     # Providers the caller may not read are not found, as missing ones.
     policy.check_readable('Provider', [r['provider']
-                                       for r in body['resources']])
+                                       for r in body['resources']
+                                       if r.get('provider')])
+    context = flask.g.context
     values = {k: body[k] for k in ('uuid', 'name') if body.get(k)}
-    values['owner'] = flask.g.context.project_id
+    values['owner'] = context.project_id
+    values['requester'] = {k: getattr(context, k, None) for k in (
+        'user_id', 'user_name', 'project_id', 'project_name')}
     # A claim binds only nodes its project owns or leases, unless the
     # caller may give out any node.
     if not policy.allowed('pool:claim:create_unrestricted'):

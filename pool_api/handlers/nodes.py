@@ -10,6 +10,7 @@ from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
 from pool_conductor import binding
+from pool_conductor import claims
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
@@ -429,7 +430,9 @@ def delete_node(node_ident):
                 '"%s", or set the node into maintenance mode.'
                 % (node.uuid, node.provision_state,
                    ', '.join(DELETE_ALLOWED_STATES)))
-    binding.delete_node(context, node)
+    # A claim's machine is lost to its claim, which replaces it or
+    # reports the loss.
+    binding.delete_node(context, node, lose=claims.lose_machine)
     return '', 204
 
 

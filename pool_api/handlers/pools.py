@@ -14,10 +14,11 @@ from pool_conductor import states
 
 FIELDS = ('name', 'description', 'documentation', 'parent_pool',
           *schema.ACTION_SETS, 'lifespan', 'broker', 'autofill',
-          'last_error')
+          'keep_params', 'last_error')
 PATCHABLE = FIELDS[1:-1]
 PATCH_DEFAULTS = {kind: {} for kind in (*schema.ACTION_SETS, 'lifespan')}
 PATCH_DEFAULTS['autofill'] = autofill.DEFAULTS
+PATCH_DEFAULTS['keep_params'] = False
 
 
 def to_dict(pool: models.Pool) -> dict:
@@ -25,6 +26,7 @@ def to_dict(pool: models.Pool) -> dict:
     for kind in (*schema.ACTION_SETS, 'lifespan'):
         body[kind] = body[kind] or {}
     body['autofill'] = autofill.normalized(body['autofill'])
+    body['keep_params'] = bool(body['keep_params'])
     return body
 
 

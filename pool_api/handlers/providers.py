@@ -9,11 +9,15 @@ from pool_conductor.db import providers as providers_db
 from pool_conductor import providers
 
 FIELDS = ('name', 'description', 'pool', 'defaults', 'template',
-          'validation', 'match_ignore', 'update_filters', 'lifespan')
+          'validation', 'match_ignore', 'update_filters', 'lifespan',
+          'match', 'override', 'resource_requires_claim', 'on_lost',
+          'keep_params')
 PATCHABLE = FIELDS[1:]
 PATCH_DEFAULTS = {'description': None, 'defaults': {}, 'template': {},
                   'validation': {}, 'match_ignore': [],
-                  'update_filters': [], 'lifespan': {}}
+                  'update_filters': [], 'lifespan': {}, 'match': {},
+                  'override': {}, 'resource_requires_claim': False,
+                  'on_lost': 'replace', 'keep_params': False}
 
 
 def to_dict(provider) -> dict:

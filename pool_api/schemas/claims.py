@@ -42,6 +42,14 @@ _PROVIDER_FIELDS = {
     'update_filters': {'type': 'array', 'maxItems': 100,
                        'items': UPDATE_FILTER},
     'lifespan': pools.LIFESPAN,
+    # A claim's resource that names no provider is this provider's when
+    # its template has all of match.
+    'match': RESOURCE_TEMPLATE,
+    # Applied over the claimed template when a machine is bound.
+    'override': RESOURCE_TEMPLATE,
+    'resource_requires_claim': {'type': 'boolean'},
+    'on_lost': {'enum': ['replace', 'error']},
+    'keep_params': {'type': 'boolean'},
 }
 PROVIDER_CREATE = {
     'type': 'object',
@@ -59,12 +67,12 @@ MAX_RESOURCES = 100
 RESOURCE = {
     'type': 'object',
     'properties': {
+        # Without it, the provider whose match the template fits.
         'provider': common.NAME,
         # Checked against RESOURCE_TEMPLATE once the provider's defaults
         # are merged under it.
         'template': {'type': 'object'},
     },
-    'required': ['provider'],
     'additionalProperties': False,
 }
 CLAIM_CREATE = {
@@ -93,4 +101,14 @@ FILTERS = {
     'state': {'type': 'string', 'maxLength': 15,
               'enum': list(states.CLAIM_STATES)},
     'owner': {'type': 'string', 'maxLength': 255},
+}
+# Query parameters of GET /v1/handles that filter the list.
+HANDLE_FILTERS = {
+    'claim': {'type': 'string', 'maxLength': 255},
+    'provider': {'type': 'string', 'maxLength': 255},
+    'node': {'type': 'string', 'maxLength': 255},
+    'owner': {'type': 'string', 'maxLength': 255},
+    'state': {'type': 'string', 'maxLength': 15,
+              'enum': [s for s in states.HANDLE_STATES
+                       if s != states.HANDLE_UNBOUND]},
 }

@@ -68,6 +68,9 @@ _POOL_FIELDS = {
     'documentation': TEXT,
     'parent_pool': common.NULLABLE_NAME,
     **dict.fromkeys(ACTION_SETS, TRANSITION_ACTIONS),
+    # Keep the params and profiles allocations and claims set on the
+    # pool's machines when they end.
+    'keep_params': {'type': 'boolean'},
 }
 POOL_CREATE = {
     'type': 'object',

@@ -134,6 +134,7 @@ POOL_FIELDS = {
     'lifespan': pool_schemas.LIFESPAN,
     'broker': _NULLABLE_STRING,
     'autofill': pool_schemas.AUTOFILL,
+    'keep_params': _BOOLEAN,
     'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
@@ -157,6 +158,11 @@ PROVIDER_FIELDS = {
     'update_filters': {'type': 'array',
                        'items': claim_schemas.UPDATE_FILTER},
     'lifespan': pool_schemas.LIFESPAN,
+    'match': claim_schemas.RESOURCE_TEMPLATE,
+    'override': claim_schemas.RESOURCE_TEMPLATE,
+    'resource_requires_claim': _BOOLEAN,
+    'on_lost': {'enum': ['replace', 'error']},
+    'keep_params': _BOOLEAN,
     **_NAMED_TAIL,
 }
 CLAIM_FIELDS = {
@@ -170,8 +176,28 @@ CLAIM_FIELDS = {
         'template': claim_schemas.RESOURCE_TEMPLATE,
     }, required=('provider', 'template'))},
     'allocations': _STRINGS,
+    'handles': {'type': 'array', 'items': _ref('Handle'),
+                'description': 'One for each resource (unbound while it '
+                               'has no machine), and the lost ones.'},
     'lifespan_end': _NULLABLE_TIMESTAMP,
     'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+HANDLE_FIELDS = {
+    'uuid': _NULLABLE_STRING,
+    'claim_uuid': STRING,
+    'claim_name': _NULLABLE_STRING,
+    'resource_index': {'type': ['integer', 'null']},
+    'provider': _NULLABLE_STRING,
+    'state': {'type': 'string', 'enum': list(states.HANDLE_STATES)},
+    'allocation_uuid': _NULLABLE_STRING,
+    'node_uuid': _NULLABLE_STRING,
+    'node_name': _NULLABLE_STRING,
+    'pool_status': _NULLABLE_STRING,
+    'provision_state': _NULLABLE_STRING,
+    'last_error': _NULLABLE_STRING,
+    'created_at': _NULLABLE_TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
 }
@@ -489,6 +515,16 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('claims',)),
+    'Handle': _object(
+        HANDLE_FIELDS,
+        description='What a claim holds for one resource (Poolboy\'s '
+                    'ResourceHandle): the allocation and the machine. '
+                    'Which fields it has depends on the fields parameter.'),
+    'HandleList': _object({
+        'handles': {'type': 'array', 'items': _ref('Handle')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('handles',)),
     'PoolStatus': _object({
         'name': STRING,
         'total': {'type': 'integer'},

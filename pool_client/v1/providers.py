@@ -8,7 +8,12 @@ from pool_client import utils
 from pool_client.v1 import pools
 
 FIELDS = ('name', 'description', 'pool', 'defaults', 'template',
-          'validation', 'match_ignore', 'update_filters', 'lifespan')
+          'validation', 'match_ignore', 'update_filters', 'lifespan',
+          'match', 'override', 'resource_requires_claim', 'on_lost',
+          'keep_params')
+ON_LOST = ('replace', 'error')
+# The boolean fields, each set by --<field> and --no-<field>.
+FLAGS = ('resource_requires_claim', 'keep_params')
 LIST_FIELDS = ('name', 'pool', 'description')
 UPDATE_OPS = ('add', 'replace', 'remove')
 
@@ -75,6 +80,33 @@ def add_provider_arguments(parser) -> None:
              'operations allowed (add, replace, remove; default all), '
              'or a JSON object {"path_match": ..., "allowed_ops": [...]} '
              '(repeat option for several).')
+    parser.add_argument(
+        '--match', metavar='<JSON>', type=utils.json_object,
+        help='Part of a machine request template: a claim\'s resource '
+             'that names no provider gets the provider whose match its '
+             'template has.')
+    parser.add_argument(
+        '--override', metavar='<JSON>', type=utils.json_object,
+        help='Machine request template applied over the claimed one when '
+             'a machine is bound (rendered then, with templates enabled).')
+    parser.add_argument(
+        '--on-lost', dest='on_lost', choices=ON_LOST,
+        help='What a claim does when a machine of the provider is lost: '
+             'bind another (replace) or go to error.')
+    for flag, on, off in (
+            ('resource_requires_claim',
+             'The pool\'s broker makes a machine for each claim; no Free '
+             'machine is taken.',
+             'Take Free machines of the pool.'),
+            ('keep_params',
+             'A claim\'s end leaves the params and profiles it set.',
+             'A claim\'s end takes off the params and profiles it set.')):
+        group = parser.add_mutually_exclusive_group()
+        option = flag.replace('_', '-')
+        group.add_argument('--' + option, dest=flag, action='store_const',
+                           const=True, default=None, help=on)
+        group.add_argument('--no-' + option, dest=flag,
+                           action='store_const', const=False, help=off)
     pools.add_lifespan_arguments(parser)
 
 
@@ -96,7 +128,8 @@ class CreateProvider(command.ShowOne):
         self.log.debug('take_action(%s)', parsed_args)
         fields = {k: getattr(parsed_args, k)
                   for k in ('name', 'pool', 'description', 'defaults',
-                            'validation', 'match_ignore', 'update_filters')
+                            'validation', 'match_ignore', 'update_filters',
+                            'match', 'override', 'on_lost', *FLAGS)
                   if getattr(parsed_args, k) is not None}
         if parsed_args.template_enable is not None:
             fields['template'] = {'enable': parsed_args.template_enable}
@@ -163,7 +196,9 @@ class SetProvider(command.Command):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         patch = utils.set_patch(parsed_args, ('pool', 'description',
-                                              'defaults', 'validation'))
+                                              'defaults', 'validation',
+                                              'match', 'override', 'on_lost',
+                                              *FLAGS))
         if parsed_args.template_enable is not None:
             patch.append({'op': 'add', 'path': '/template/enable',
                           'value': parsed_args.template_enable})

@@ -71,7 +71,13 @@ NOT_OF_A_CLAIM = ~sa.exists().where(
     _ALLOCATIONS.c.id == _NODES.c.allocation_id,
     _ALLOCATIONS.c.claim_id.is_not(None))
 
-_LOCK_NODES = sa.select(*NODE_COLUMNS, CLAIM_UUID).where(
+# What the allocation of a node set on it (its set_by), read with the
+# node where it is locked: its end takes it off.
+SET_BY = sa.select(_ALLOCATIONS.c.set_by).where(
+    _ALLOCATIONS.c.id == _NODES.c.allocation_id).scalar_subquery(
+).label('set_by')
+
+_LOCK_NODES = sa.select(*NODE_COLUMNS, CLAIM_UUID, SET_BY).where(
     _NODES.c.id.in_(sa.bindparam('ids', expanding=True))
 ).order_by(_NODES.c.id).with_for_update()
 
@@ -249,6 +255,17 @@ def activate_allocations(conn, node_of: dict[int, int], host: str) -> int:
     for i, (alloc_id, node_id) in enumerate(node_of.items()):
         params.update({'a_%d' % i: alloc_id, 'a_node_%d' % i: node_id})
     return conn.execute(_activate_statement(len(node_of)), params).rowcount
+
+
+def lose_allocations(conn, ids: Iterable[int], error: str) -> None:
+    """Keep allocations whose node was lost, in error and without a
+    node (a claim's lost handles)."""
+    ids = [i for i in ids if i is not None]
+    if ids:
+        conn.execute(sa.update(_ALLOCATIONS).where(
+            _ALLOCATIONS.c.id.in_(ids)).values(
+            state=states.ALLOCATION_ERROR, node_id=None, last_error=error,
+            updated_at=api.utcnow()))
 
 
 def delete_allocations(conn, ids: Iterable[int]) -> None:

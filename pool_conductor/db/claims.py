@@ -3,6 +3,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from pool_conductor.db import api
+from pool_conductor.db import handles as handles_db
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import states
@@ -69,18 +70,20 @@ def is_ready(dialect: str):
     SQL, which must give the same answer for every claim (change both
     together).
 
-    Stored bound, with as many allocations as resources, each on a node
-    InUse (an allocation without a node is not).
+    Stored bound, with as many live allocations (not lost) as
+    resources, each on a node InUse (an allocation without a node is
+    not).
     """
     allocations = _ALLOCATIONS.c
+    live = allocations.state != states.ALLOCATION_ERROR
     allocation_count = (sa.select(sa.func.count())
-                        .where(allocations.claim_id == _CLAIMS.c.id)
+                        .where(allocations.claim_id == _CLAIMS.c.id, live)
                         .scalar_subquery())
     not_in_use = (
         sa.select(allocations.id)
         .select_from(_ALLOCATIONS.outerjoin(
             _NODES, _NODES.c.id == allocations.node_id))
-        .where(allocations.claim_id == _CLAIMS.c.id,
+        .where(allocations.claim_id == _CLAIMS.c.id, live,
                _NODES.c.pool_status.is_distinct_from(states.POOL_IN_USE))
         .exists())
     return sa.and_(_CLAIMS.c.state == states.CLAIM_BOUND,
@@ -121,22 +124,10 @@ def list_claims(context, filters: dict, limit: int | None = None,
 
 
 def machines(context, claim_ids: list[int]) -> dict[int, list[sa.Row]]:
-    """The allocations of claims with the pool status of their nodes
-    (uuid, claim_resource, pool_status), in resource order."""
-    if not claim_ids:
-        return {}
+    """The handles of claims (pool_conductor.db.handles: their
+    allocations with the claim and the node), in resource order."""
     with api.reader(context) as session:
-        rows = session.execute(
-            sa.select(_ALLOCATIONS.c.claim_id, _ALLOCATIONS.c.uuid,
-                      _ALLOCATIONS.c.claim_resource, _NODES.c.pool_status)
-            .outerjoin(_NODES, _NODES.c.id == _ALLOCATIONS.c.node_id)
-            .where(_ALLOCATIONS.c.claim_id.in_(claim_ids))
-            .order_by(_ALLOCATIONS.c.claim_resource,
-                      _ALLOCATIONS.c.id)).all()
-    result: dict[int, list] = {}
-    for row in rows:
-        result.setdefault(row.claim_id, []).append(row)
-    return result
+        return handles_db.of_claims(session, claim_ids)
 
 
 def providers(conn, names) -> dict[str, sa.Row]:
@@ -216,6 +207,22 @@ def allocations_of(conn, claim_id: int) -> list[sa.Row]:
                   _ALLOCATIONS.c.node_id, _ALLOCATIONS.c.claim_resource)
         .where(_ALLOCATIONS.c.claim_id == claim_id)
         .order_by(_ALLOCATIONS.c.id)).all()
+
+
+def held_resources(conn, claim_id: int) -> set[int]:
+    """The indexes of the resources of a claim that hold a machine (a
+    live allocation: not a lost one)."""
+    return set(conn.execute(
+        sa.select(_ALLOCATIONS.c.claim_resource).where(
+            _ALLOCATIONS.c.claim_id == claim_id,
+            _ALLOCATIONS.c.state != states.ALLOCATION_ERROR)).scalars())
+
+
+def of_allocation(conn, allocation_id: int) -> sa.Row | None:
+    """(claim_id, claim_resource) of an allocation."""
+    return conn.execute(
+        sa.select(_ALLOCATIONS.c.claim_id, _ALLOCATIONS.c.claim_resource)
+        .where(_ALLOCATIONS.c.id == allocation_id)).first()
 
 
 def set_allocations_end(conn, claim_id: int, end) -> None:

@@ -223,6 +223,10 @@ class Allocation(TimestampMixin, Base):
         sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),
         index=True)
     claim_resource: orm.Mapped[int | None] = orm.mapped_column(sa.Integer)
+    # What the allocation set on its node, which its end takes off:
+    # {"params": {key: the node's value before, or absent},
+    #  "unset": [keys the node did not have], "profiles": [added]}.
+    set_by: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
 
 
 class Port(TimestampMixin, Base):
@@ -301,6 +305,10 @@ class Pool(TimestampMixin, Base):
     # The conductor that keeps the pool filled.
     autofill_conductor: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
+    # Keep the params and profiles an allocation or a claim set on the
+    # pool's machines when it ends.
+    keep_params: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean, default=False)
 
 
 class Broker(TimestampMixin, Base):
@@ -396,6 +404,25 @@ class Provider(TimestampMixin, Base):
         JSONType, default=list)
     lifespan: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
                                                           default=dict)
+    # A resource template fragment: a claim's resource that names no
+    # provider is this provider's when its template has all of it.
+    match: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                       default=dict)
+    # A template applied over the claimed one when a machine is bound
+    # (rendered then, when templates are enabled).
+    override: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                          default=dict)
+    # Machines are made for the claim by the pool's broker, never taken
+    # from the pool's Free ones.
+    resource_requires_claim: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean, default=False)
+    # What a claim does when one of the provider's machines is lost:
+    # replace (bind another) or error.
+    on_lost: orm.Mapped[str | None] = orm.mapped_column(sa.String(15))
+    # Keep the params and profiles a claim set on its machines when it
+    # ends.
+    keep_params: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean, default=False)
 
 
 class Claim(TimestampMixin, Base):
@@ -428,6 +455,9 @@ class Claim(TimestampMixin, Base):
     # The project whose nodes (owned or leased) the claim may bind; None:
     # any node of its providers' pools.
     node_project: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # Who asked for the claim (user_id, user_name, project_id,
+    # project_name): requester_identity and requester_user of templates.
+    requester: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
 
 
 # Times to the microsecond on MariaDB too (its DATETIME keeps seconds).

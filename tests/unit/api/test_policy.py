@@ -204,6 +204,9 @@ CASES = [
     ('PATCH', '/v1/claims/{claim}',
      [{'op': 'add', 'path': '/lifespan_end', 'value': None}], WRITE_ALLOC),
     ('DELETE', '/v1/claims/{claim}', None, WRITE_ALLOC),
+    # Handles are read as their claims are.
+    ('GET', '/v1/handles', None, ANY_READER),
+    ('GET', '/v1/handles/{handle}', None, READ_ALLOC),
     # Events are filtered to the caller's project; histories are read as
     # their objects are (a node's by its owner, not its lessee).
     ('GET', '/v1/events', None, ANY_READER),
@@ -239,6 +242,7 @@ def _placeholders(rule: str) -> str:
                         ('<provider_name>', '{providers}'),
                         ('<claim_ident>', '{claim}'),
                         ('<template_ident>', '{template}'),
+                        ('<handle_uuid>', '{handle}'),
                         ('<event_uuid>', '{event}')):
         rule = rule.replace(name, value)
     return rule
@@ -298,6 +302,14 @@ class PolicyTestCase(base.APITestCase):
             ids['template'] = templates_db.create(self.context, {
                 'name': 'CUSTOM_%s' % uuid.uuid4().hex[:8].upper(),
                 'steps': []}).uuid
+        if '{handle}' in path:
+            claim = claims_db.create(self.context, {
+                'uuid': str(uuid.uuid4()), 'owner': PROJECT,
+                'resources': [{'provider': 'p', 'template': {}}],
+                'state': 'error'})
+            ids['handle'] = allocations_db.create_allocation(self.context, {
+                'owner': PROJECT, 'state': 'error', 'claim_id': claim.id,
+                'claim_resource': 0, 'resource_class': 'rc'}).uuid
         if '{alloc}' in path:
             ids['alloc'] = allocations_db.create_allocation(self.context, {
                 'owner': PROJECT, 'state': 'error',

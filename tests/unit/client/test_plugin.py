@@ -189,6 +189,7 @@ class TestEntryPoints(base.BaseTestCase):
                      'pool_broker_create', 'pool_broker_list',
                      'pool_broker_show', 'pool_broker_set',
                      'pool_broker_unset', 'pool_broker_delete',
+                     'pool_handle_list', 'pool_handle_show',
                      *('pool_%s_%s' % (noun, verb)
                        for noun in ('provider', 'claim')
                        for verb in ('create', 'list', 'show', 'set',

@@ -208,6 +208,28 @@ class TestSetProvider(base.TestCommand):
         super().setUp()
         self.cmd = providers.SetProvider(self.app, None)
 
+    def test_set_poolboy_fields(self):
+        args = self.check_parser(self.cmd, [
+            'lab-web', '--match', '{"resource_class": "gold"}',
+            '--override', '{"params": {"managed": "yes"}}',
+            '--on-lost', 'error', '--no-resource-requires-claim',
+            '--keep-params'], [('on_lost', 'error'), ('keep_params', True)])
+        self.cmd.take_action(args)
+        self.client.provider_update.assert_called_once_with('lab-web', [
+            {'op': 'add', 'path': '/match',
+             'value': {'resource_class': 'gold'}},
+            {'op': 'add', 'path': '/override',
+             'value': {'params': {'managed': 'yes'}}},
+            {'op': 'add', 'path': '/on_lost', 'value': 'error'},
+            {'op': 'add', 'path': '/resource_requires_claim',
+             'value': False},
+            {'op': 'add', 'path': '/keep_params', 'value': True}])
+
+    def test_refused_poolboy_options(self):
+        self.assertParserFails(self.cmd, ['lab-web', '--on-lost', 'panic'])
+        self.assertParserFails(self.cmd, ['lab-web', '--keep-params',
+                                          '--no-keep-params'])
+
     def test_set(self):
         args = self.check_parser(self.cmd, [
             'lab-web', '--pool', 'lab2', '--description', 'd',

@@ -176,6 +176,46 @@ class ClaimEventsTestCase(Watched, test_claims.ClaimTestBase):
             'error', last.payload['pool_object.data']['state'])
 
 
+    def test_lost_machine_replaced(self):
+        """A claim's machine deleted in maintenance: the claim, its
+        allocation and the node record the loss; the replacement the
+        binding."""
+        self.provider(defaults={'params': {'role': 'web'}},
+                      match_ignore=['/params'])
+        claim = self.ok(self.claim({}), 201)
+        self.bind()
+        node = self.ok(self.get('/v1/claims/%s' % claim['uuid']))[
+            'handles'][0]
+        self.ok(self.put('/v1/nodes/%s/maintenance' % node['node_uuid']),
+                202)
+        self.ok(self.delete('/v1/nodes/%s' % node['node_uuid']), 204)
+        self.assertEqual(1, self.bind())
+        self.assertEqual(
+            [('pool.claim.create.end', None, 'pending'),
+             ('pool.claim.bound', 'pending', 'bound'),
+             ('pool.claim.handle.lost', 'bound', 'pending'),
+             ('pool.claim.bound', 'pending', 'bound')],
+            story(recorded(self.context, object_uuid=claim['uuid'])))
+        self.assertEqual(
+            [('baremetal.allocation.create.end', None, None),
+             ('pool.allocation.lost', 'active', 'error')],
+            story(recorded(self.context, object_uuid=node['uuid'])))
+        self.assertEqual('baremetal.node.delete.end', recorded(
+            self.context, object_uuid=node['node_uuid'])[-1].event_type)
+
+    def test_keep_params_and_match_changes_recorded(self):
+        self.provider(match={'params': {'size': 's'}},
+                      match_ignore=['/params'])
+        self.ok(self.patch_json('/v1/pools/lab', [
+            {'op': 'add', 'path': '/keep_params', 'value': True}]))
+        self.ok(self.patch_json('/v1/providers/small', [
+            {'op': 'add', 'path': '/keep_params', 'value': True}]))
+        claim = self.ok(self.post('/v1/claims', {'resources': [
+            {'template': {'params': {'size': 's'}}}]}), 201)
+        self.assertEqual(1, self.bind())
+        self.ok(self.delete('/v1/claims/%s' % claim['uuid']), 204)
+
+
 class LifespanEventsTestCase(Watched, base.APITestCase):
 
     def setUp(self):
