@@ -32,6 +32,17 @@ class InvalidParameterValue(Invalid):
     """%(err)s"""
 
 
+class InterfaceNotEnabled(Invalid):
+    """The %(interface)s interface "%(value)s" is not enabled for driver
+    %(driver)s. Enabled %(interface)s interfaces: %(enabled)s."""
+
+
+class NoValidDefaultForInterface(Invalid):
+    """No default value found for the %(interface)s interface: none is
+    enabled, or [DEFAULT] default_%(interface)s_interface is not one of
+    those enabled."""
+
+
 class UnknownArgument(Invalid):
     """Unknown argument: "%(name)s\""""
 
@@ -95,6 +106,11 @@ class AllocationNotFound(NotFound):
 
 class ClaimNotFound(NotFound):
     """Claim %(claim)s could not be found."""
+
+
+class DriverNotFound(NotFound):
+    """Could not find the following driver(s) or hardware type(s):
+    %(driver_name)s."""
 
 
 class ConductorNotFound(NotFound):
@@ -240,6 +256,14 @@ class TooManyWatchers(PoolException):
 class NoValidHost(PoolException):
     """No conductor is alive to handle the request; please retry once a
     conductor is running."""
+
+    def __init__(self, message: str | None = None, group: str = '',
+                 **kwargs):
+        if message is None and group:
+            message = ('No conductor of conductor group "%s" is alive to '
+                       'handle the request; please retry once one is '
+                       'running.' % group)
+        super().__init__(message, **kwargs)
 
     code = http.SERVICE_UNAVAILABLE
 

@@ -8,6 +8,9 @@ RESOURCE_CLASS = {'type': ['string', 'null'], 'maxLength': 80}
 DICT = common.MAP
 INSTANCE_UUID = {'type': ['string', 'null'], 'maxLength': 36}
 
+INTERFACE = {'type': ['string', 'null'], 'maxLength': 255}
+CONDUCTOR_GROUP = {'type': ['string', 'null'], 'maxLength': 255}
+
 # The writable fields of a node, shared by creation and updates.
 _FIELDS = {
     'name': common.NULLABLE_NAME,
@@ -23,18 +26,19 @@ _FIELDS = {
     'params': pools.PARAMS,
     'profiles': common.NAMES,
     'workflow': common.NULLABLE_NAME,
+    'conductor_group': CONDUCTOR_GROUP,
+    **{'%s_interface' % name: INTERFACE
+       for name in ('bios', 'boot', 'console', 'deploy', 'firmware',
+                    'inspect', 'management', 'network', 'power', 'raid',
+                    'rescue', 'storage', 'vendor')},
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
-# hardware, chassis or console; instance_uuid and maintenance have their
-# own writers): accepted as null, which Ironic takes as absent.
+# chassis or console; instance_uuid and maintenance have their own
+# writers): accepted as null, which Ironic takes as absent.
 IRONIC_ONLY_FIELDS = (
-    'automated_clean', 'bios_interface', 'boot_interface', 'chassis_uuid',
-    'conductor_group', 'console_enabled', 'console_interface',
-    'deploy_interface', 'inspect_interface', 'instance_uuid', 'maintenance',
-    'management_interface', 'network_data', 'network_interface',
-    'power_interface', 'raid_interface', 'rescue_interface', 'retired',
-    'retired_reason', 'storage_interface', 'vendor_interface')
+    'automated_clean', 'chassis_uuid', 'console_enabled', 'instance_uuid',
+    'maintenance', 'network_data', 'retired', 'retired_reason')
 
 # On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
@@ -55,7 +59,8 @@ UPDATE = {
     'type': 'object',
     'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS,
                    'stage': common.NULLABLE_NAME,
-                   'runnable': {'type': 'boolean'}},
+                   'runnable': {'type': 'boolean'},
+                   'maintenance': {'type': 'boolean'}},
     'required': ['driver'],
 }
 
@@ -122,6 +127,8 @@ FILTERS = {
     'owner': {'type': 'string', 'maxLength': 255},
     'lessee': {'type': 'string', 'maxLength': 255},
     'driver': {'type': 'string', 'maxLength': 255},
+    'conductor_group': {'type': 'string', 'maxLength': 255},
+    'conductor': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},
     'associated': {'type': 'boolean'},

@@ -10,6 +10,7 @@ from pool_api import microversion
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_conductor import deploy_checks
+from pool_conductor import drivers
 from pool_conductor import events
 from pool_conductor import states
 
@@ -46,6 +47,10 @@ NODE_FIELDS = {
     'extra': _OBJECT,
     'instance_info': _OBJECT,
     'driver_info': _OBJECT,
+    'driver_internal_info': _OBJECT,
+    **{field: _NULLABLE_STRING for field in drivers.FIELDS},
+    'conductor_group': STRING,
+    'conductor': _NULLABLE_STRING,
     'instance_uuid': _NULLABLE_STRING,
     'allocation_uuid': _NULLABLE_STRING,
     'provision_state': _NULLABLE_STRING,

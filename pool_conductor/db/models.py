@@ -151,6 +151,39 @@ class Node(TimestampMixin, Base):
     broker: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     broker_ref: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     broker_token: orm.Mapped[str | None] = orm.mapped_column(sa.String(64))
+    # The driver interfaces (pool_conductor.drivers); NULL in rows made
+    # before they were recorded, which show the defaults.
+    bios_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    boot_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    console_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    deploy_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    firmware_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    inspect_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    management_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    network_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    power_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    raid_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    rescue_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    storage_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    vendor_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    # The conductors that serve the node: those of this group.
+    conductor_group: orm.Mapped[str] = orm.mapped_column(
+        sa.String(255), default='', server_default='', nullable=False)
+    driver_internal_info: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -251,6 +284,8 @@ class Conductor(TimestampMixin, Base):
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     hostname: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     online: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True)
+    conductor_group: orm.Mapped[str] = orm.mapped_column(
+        sa.String(255), default='', server_default='', nullable=False)
 
 
 class Pool(TimestampMixin, Base):

@@ -26,8 +26,12 @@ class APITestCase(base.TestCase):
         self.client = self.app.test_client()
         self.casts = []
         self.alive = ['test-host']
-        self.patch(rpcapi.ConductorAPI, 'alive_conductors',
-                   lambda _self, _ctx: list(self.alive))
+        # The conductor group of each conductor of self.alive, '' if
+        # absent.
+        self.groups = {}
+        self.patch(rpcapi.ConductorAPI, 'alive_with_groups',
+                   lambda _self, _ctx: [(host, self.groups.get(host, ''))
+                                        for host in self.alive])
         self.real_create_allocation = rpcapi.ConductorAPI.create_allocation
         self.patch(rpcapi.ConductorAPI, 'create_allocation',
                    lambda _self, _ctx, alloc_id, host:

@@ -78,7 +78,13 @@ class TestCreate(NodeAPITestCase):
              'reservation', 'last_error', 'created_at', 'updated_at',
              'links', 'pool', 'pool_status', 'pool_allocated', 'params',
              'profiles', 'workflow', 'stage', 'runnable', 'broker',
-             'broker_ref', 'broker_token'}, set(body))
+             'broker_ref', 'broker_token', 'driver_internal_info',
+             'bios_interface', 'boot_interface', 'console_interface',
+             'deploy_interface', 'inspect_interface',
+             'management_interface', 'network_interface',
+             'power_interface', 'raid_interface', 'rescue_interface',
+             'storage_interface', 'vendor_interface', 'conductor_group',
+             'conductor'}, set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())
@@ -503,10 +509,10 @@ class TestPatch(NodeAPITestCase):
             {'op': 'add', 'path': '/traits', 'value': ['CUSTOM_A']}]),
             'Cannot update node traits via node patch')
 
-    def test_maintenance_path_points_to_the_maintenance_api(self):
+    def test_maintenance_reason_path_points_to_the_maintenance_api(self):
         self.assertError(400, self.patch_json(self.url, [
-            {'op': 'replace', 'path': '/maintenance', 'value': True}]),
-            'maintenance')
+            {'op': 'replace', 'path': '/maintenance_reason',
+             'value': 'x'}]), 'maintenance')
 
     def test_patched_values_are_validated(self):
         for op in ({'op': 'replace', 'path': '/name', 'value': 'a b'},

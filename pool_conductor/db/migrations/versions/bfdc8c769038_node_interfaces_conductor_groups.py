@@ -1,0 +1,36 @@
+"""Record the driver interfaces, conductor group and driver internal info
+of nodes, and the conductor group of conductors.
+
+Rows of nodes made before keep NULL interfaces, which read as the
+configured defaults; every node and conductor starts in no group ('').
+
+Revision ID: bfdc8c769038
+Revises: e7f8a9b0c1d2
+Create Date: 2026-11-26
+"""
+from alembic import op
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+revision = 'bfdc8c769038'
+down_revision = 'e7f8a9b0c1d2'
+branch_labels = None
+depends_on = None
+
+JSONType = sa.JSON().with_variant(postgresql.JSONB(), 'postgresql')
+INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect',
+              'management', 'network', 'power', 'raid', 'rescue', 'storage',
+              'vendor')
+
+
+def upgrade():
+    for name in INTERFACES:
+        op.add_column('nodes', sa.Column('%s_interface' % name,
+                                         sa.String(255), nullable=True))
+    op.add_column('nodes', sa.Column('conductor_group', sa.String(255),
+                                     server_default='', nullable=False))
+    op.add_column('nodes', sa.Column('driver_internal_info', JSONType,
+                                     nullable=True))
+    op.add_column('conductors', sa.Column('conductor_group', sa.String(255),
+                                          server_default='',
+                                          nullable=False))
