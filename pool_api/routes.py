@@ -6,6 +6,7 @@ from pool_api.handlers import allocations
 from pool_api.handlers import brokers
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
+from pool_api.handlers import drivers
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import metrics
@@ -247,6 +248,19 @@ ROUTES = [
     Route('/v1/conductors/<hostname>', 'GET', conductors.get_conductor,
           Doc('Show a conductor', 'conductors', 'Conductor', query=_FIELDS,
               errors=_MISSING)),
+
+    Route('/v1/drivers', 'GET', drivers.list_drivers,
+          Doc('List the drivers (hardware types) and the conductors that '
+              'serve them', 'drivers', 'DriverList', query=_FIELDS,
+              filters={**_DETAIL, 'type': {'type': 'string',
+                                           'enum': list(drivers.TYPES)}})),
+    Route('/v1/drivers/<driver_name>', 'GET', drivers.get_driver,
+          Doc('Show a driver with its interfaces', 'drivers', 'Driver',
+              query=_FIELDS, errors=_MISSING)),
+    Route('/v1/drivers/<driver_name>/properties', 'GET',
+          drivers.get_driver_properties,
+          Doc('The driver_info properties of a driver', 'drivers',
+              'DriverProperties', errors=_MISSING)),
 
     Route('/v1/pools', 'GET', pools.list_pools,
           Doc('List pools', 'pools', 'PoolList')),

@@ -65,7 +65,7 @@ def check_interfaces(driver: str, values: dict,
     :raises: InterfaceNotEnabled, NoValidDefaultForInterface
     """
     out = {}
-    for interface, field in zip(INTERFACES, FIELDS):
+    for interface, field in zip(INTERFACES, FIELDS, strict=True):
         if field not in values and not reset:
             continue
         value = values.get(field)

@@ -188,9 +188,9 @@ def to_dict(node, fields=None, alive=None) -> dict:
         'instance_info': node.instance_info or {},
         'driver_info': node.driver_info or {},
         'driver_internal_info': node.driver_internal_info or {},
-        **{field: drivers.of_node(node, interface)
-           for interface, field in zip(drivers.INTERFACES, drivers.FIELDS)
-           if field in fields},
+        **{'%s_interface' % interface: drivers.of_node(node, interface)
+           for interface in drivers.INTERFACES
+           if '%s_interface' % interface in fields},
         'conductor_group': node.conductor_group or '',
         'conductor': (conductor_of(node, alive) if 'conductor' in fields
                       else None),

@@ -48,7 +48,7 @@ NODE_FIELDS = {
     'instance_info': _OBJECT,
     'driver_info': _OBJECT,
     'driver_internal_info': _OBJECT,
-    **{field: _NULLABLE_STRING for field in drivers.FIELDS},
+    **dict.fromkeys(drivers.FIELDS, _NULLABLE_STRING),
     'conductor_group': STRING,
     'conductor': _NULLABLE_STRING,
     'instance_uuid': _NULLABLE_STRING,
@@ -121,6 +121,18 @@ CONDUCTOR_FIELDS = {
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
+}
+
+DRIVER_FIELDS = {
+    'name': STRING,
+    'hosts': _STRINGS,
+    'type': STRING,
+    'links': _LINKS,
+    'properties': _LINKS,
+    **{key: value for interface in drivers.INTERFACES
+       for key, value in (('default_%s_interface' % interface,
+                           _NULLABLE_STRING),
+                          ('enabled_%s_interfaces' % interface, _STRINGS))},
 }
 
 _ACTIONS = pool_schemas.TRANSITION_ACTIONS
@@ -352,6 +364,7 @@ SCHEMAS = {
         'nodes': _LINKS,
         'ports': _LINKS,
         'allocations': _LINKS,
+        'drivers': _LINKS,
         'version': _ref('Version'),
     }, required=('id', 'links', 'media_types', 'nodes', 'version'),
         description='allocations appears from version 1.%d on.'
@@ -412,6 +425,16 @@ SCHEMAS = {
         'vifs': {'type': 'array', 'items': _object(
             {'id': STRING}, required=('id',))},
     }, required=('vifs',)),
+    'Driver': _object(
+        DRIVER_FIELDS, required=('links',),
+        description='A driver (hardware type). Which fields it has '
+                    'depends on the requested version, detail and the '
+                    'fields parameter.'),
+    'DriverList': _object({
+        'drivers': {'type': 'array', 'items': _ref('Driver')},
+    }, required=('drivers',)),
+    'DriverProperties': {'type': 'object',
+                         'additionalProperties': STRING},
     'Conductor': _object(
         CONDUCTOR_FIELDS, required=('links',),
         description='A conductor; alive when it is online and its last '
