@@ -6,7 +6,9 @@ import flask
 from pool_conductor import exception
 
 MIN_VERSION = (1, 1)
-MAX_VERSION = (1, 60)
+# The highest version whose every feature pool honours; the table of
+# versions in doc/source/api.rst says which features pool has above it.
+MAX_VERSION = (1, 62)
 # With no version header a request gets the oldest version, as in Ironic.
 DEFAULT_VERSION = MIN_VERSION
 
@@ -28,8 +30,18 @@ ALLOCATIONS = 52
 ALLOCATION_UPDATE = 57
 ALLOCATION_BACKFILL = 58
 ALLOCATION_OWNER = 60
-# Ironic added lessee in 1.65; pool shows it from its own highest version.
-LESSEE = 60
+RETIRED = 61
+
+
+def ironic_or_max(minor: int) -> int:
+    """The version from which pool serves a feature it has but Ironic
+    added in 1.minor: that version, or pool's highest while it is below
+    (a client asking for the latest version gets the feature)."""
+    return min(minor, MAX_VERSION[1])
+
+
+# Ironic added lessee in 1.65.
+LESSEE = ironic_or_max(65)
 
 # ASCII digits, few enough for int().
 _VERSION_RE = re.compile(r'^([1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$')

@@ -43,6 +43,11 @@ class NoValidDefaultForInterface(Invalid):
     those enabled."""
 
 
+class NodeIsRetired(Invalid):
+    """The %(op)s operation can't be performed on node %(node)s because it
+    is retired."""
+
+
 class UnknownArgument(Invalid):
     """Unknown argument: "%(name)s\""""
 

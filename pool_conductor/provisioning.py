@@ -59,6 +59,8 @@ def step(node) -> tuple[dict, bool] | None:
     following = states.NEXT_STATE.get(node.provision_state)
     if following is None:
         return None
+    if following == states.AVAILABLE and getattr(node, 'retired', False):
+        following = states.RETIRED_CLEANED
     values = {'provision_state': following,
               'target_provision_state': (node.target_provision_state
                                          if following in states.IN_PROGRESS

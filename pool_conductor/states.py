@@ -35,6 +35,8 @@ FIRST_STATE = {'active': DEPLOYING, 'deploy': DEPLOYING,
                'deleted': DELETING, 'undeploy': DELETING}
 # What each state in progress becomes when a conductor moves it on.
 NEXT_STATE = {DEPLOYING: ACTIVE, DELETING: CLEANING, CLEANING: AVAILABLE}
+# Where a retired node's cleaning ends instead, as in Ironic.
+RETIRED_CLEANED = MANAGEABLE
 
 # States in which a node's instance may be released while not in
 # maintenance (Ironic forbids it for active and in-progress states).

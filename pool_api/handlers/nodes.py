@@ -68,7 +68,8 @@ INTERFACE_UPDATE_STATES = (states.ENROLL, 'inspecting', 'inspect wait',
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'traits', 'properties', 'extra', 'instance_info', 'driver_info',
           'driver_internal_info', *drivers.FIELDS, 'conductor_group',
-          'conductor', 'instance_uuid', 'allocation_uuid', 'provision_state',
+          'conductor', 'retired', 'retired_reason', 'instance_uuid',
+          'allocation_uuid', 'provision_state',
           'target_provision_state', 'provision_updated_at', 'power_state',
           'target_power_state', 'maintenance', 'maintenance_reason',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
@@ -89,6 +90,8 @@ NEW_FIELDS = {
     **INTERFACE_VERSIONS,
     'conductor_group': CONDUCTOR_GROUP,
     'conductor': microversion.CONDUCTORS,
+    'retired': microversion.RETIRED,
+    'retired_reason': microversion.RETIRED,
 }
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'provision_state', 'power_state', 'resource_class',
@@ -99,10 +102,11 @@ PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'properties', 'extra', 'instance_info', 'driver_info',
              'instance_uuid', 'owner', 'lessee', 'params', 'profiles',
              'workflow', 'stage', 'runnable', 'maintenance',
-             *drivers.FIELDS, 'conductor_group')
+             *drivers.FIELDS, 'conductor_group', 'retired',
+             'retired_reason')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
-                  'runnable': True, 'maintenance': False,
+                  'runnable': True, 'maintenance': False, 'retired': False,
                   'conductor_group': ''}
 # Maps that a patch setting them to null empties, as in Ironic.
 NULL_AS_EMPTY = ('properties', 'extra', 'instance_info', 'driver_info')
@@ -192,6 +196,8 @@ def to_dict(node, fields=None, alive=None) -> dict:
            for interface in drivers.INTERFACES
            if '%s_interface' % interface in fields},
         'conductor_group': node.conductor_group or '',
+        'retired': bool(node.retired),
+        'retired_reason': node.retired_reason,
         'conductor': (conductor_of(node, alive) if 'conductor' in fields
                       else None),
         'instance_uuid': node.instance_uuid,
@@ -294,11 +300,19 @@ def _filters() -> dict:
                                                   CONDUCTOR_GROUP)),
         'instance_uuid': _filter_arg('instance_uuid'),
         'maintenance': params.get_bool('maintenance'),
+        'retired': _retired_arg(),
         'associated': params.get_bool('associated'),
     }
     common.check_uuid(filters['instance_uuid'], 'instance_uuid')
     filters['match'] = _match_filters()
     return filters
+
+
+def _retired_arg() -> bool | None:
+    value = params.get_bool('retired')
+    if value is not None:
+        _require_version(microversion.RETIRED, 'The retired filter')
+    return value
 
 
 def _group_arg(value: str | None) -> str | None:
@@ -398,6 +412,11 @@ def create_node():
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_name(body.get('name'), 'node')
     check_pool_references(body)
+    _booleans(body, ('retired',))
+    if body.get('retired_reason') and not body.get('retired'):
+        raise exception.InvalidParameterValue(
+            err='The retired_reason field can only be set when retired is '
+                'True')
     values = {k: v for k, v in body.items() if v is not None}
     values.update(drivers.check_interfaces(body['driver'], body,
                                            reset=True))
@@ -461,22 +480,44 @@ def _reset_interfaces(patch) -> bool:
     return reset
 
 
-def _patched_maintenance(after: dict) -> None:
-    """A maintenance patched to a string, as Ironic takes it ("true").
+def _booleans(values: dict, names=('maintenance', 'retired')) -> None:
+    """Booleans given as strings, as Ironic takes them ("true"); null is
+    false.
 
     :raises: InvalidParameterValue
     """
-    value = after.get('maintenance')
-    if isinstance(value, str):
-        try:
-            after['maintenance'] = strutils.bool_from_string(value,
-                                                             strict=True)
-        except ValueError:
-            raise exception.InvalidParameterValue(
-                err='Invalid maintenance "%s": a boolean is expected.'
-                    % value) from None
-    elif value is None:
-        after['maintenance'] = False
+    for name in names:
+        value = values.get(name)
+        if isinstance(value, str):
+            try:
+                values[name] = strutils.bool_from_string(value, strict=True)
+            except ValueError:
+                raise exception.InvalidParameterValue(
+                    err='Invalid %s "%s": a boolean is expected.'
+                        % (name, value)) from None
+        elif value is None and name in values:
+            values[name] = False
+
+
+def _check_retired(node, changed: dict, after: dict) -> None:
+    """Ironic's rules of retirement: not for an available node, with a
+    reason only when retired, and the reason goes when the node comes
+    back.
+
+    :raises: NodeInWrongState, InvalidParameterValue
+    """
+    if 'retired' in changed:
+        if not changed['retired']:
+            changed['retired_reason'] = None
+        elif node.provision_state == states.AVAILABLE:
+            raise exception.NodeInWrongState(
+                err="Node %s can not have 'retired' set in provision state "
+                    "'available', the current state is '%s'"
+                    % (node.uuid, node.provision_state))
+    if changed.get('retired_reason') and not after.get('retired'):
+        raise exception.InvalidParameterValue(
+            err='The retired_reason field can only be set when retired is '
+                'True')
 
 
 def _interface_changes(node, after: dict, changed: dict,
@@ -515,7 +556,7 @@ def update_node(node_ident):
     for field in NULL_AS_EMPTY:
         if after.get(field, {}) is None:
             after[field] = {}
-    _patched_maintenance(after)
+    _booleans(after)
     if 'conductor_group' in after:
         after['conductor_group'] = _group_arg(after['conductor_group']
                                               or '')
@@ -524,6 +565,7 @@ def update_node(node_ident):
     common.check_uuid(after['instance_uuid'], 'instance_uuid')
     changed = validation.changes(before, after, patchable)
     changed.update(_interface_changes(node, after, changed, reset))
+    _check_retired(node, changed, after)
     if 'maintenance' in changed and not changed['maintenance']:
         # As Ironic: leaving maintenance by a patch clears its reason.
         changed['maintenance_reason'] = None
@@ -673,6 +715,8 @@ def set_provision_state(node_ident):
                 % (verb, ', '.join(states.VERBS)))
     if verb in ('manage', 'provide'):
         _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
+    if verb == 'provide' and node.retired:
+        raise exception.NodeIsRetired(op='providing', node=node.uuid)
     context = flask.g.context
     if node.maintenance and verb in MAINTENANCE_REFUSED:
         raise exception.InvalidState(

@@ -27,6 +27,8 @@ _FIELDS = {
     'profiles': common.NAMES,
     'workflow': common.NULLABLE_NAME,
     'conductor_group': CONDUCTOR_GROUP,
+    'retired': {'type': ['boolean', 'string', 'null'], 'maxLength': 10},
+    'retired_reason': {'type': ['string', 'null'], 'maxLength': 4096},
     **{'%s_interface' % name: INTERFACE
        for name in ('bios', 'boot', 'console', 'deploy', 'firmware',
                     'inspect', 'management', 'network', 'power', 'raid',
@@ -38,7 +40,7 @@ _FIELDS = {
 # writers): accepted as null, which Ironic takes as absent.
 IRONIC_ONLY_FIELDS = (
     'automated_clean', 'chassis_uuid', 'console_enabled', 'instance_uuid',
-    'maintenance', 'network_data', 'retired', 'retired_reason')
+    'maintenance', 'network_data')
 
 # On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
@@ -60,7 +62,8 @@ UPDATE = {
     'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS,
                    'stage': common.NULLABLE_NAME,
                    'runnable': {'type': 'boolean'},
-                   'maintenance': {'type': 'boolean'}},
+                   'maintenance': {'type': 'boolean'},
+                   'retired': {'type': 'boolean'}},
     'required': ['driver'],
 }
 
@@ -131,5 +134,6 @@ FILTERS = {
     'conductor': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},
+    'retired': {'type': 'boolean'},
     'associated': {'type': 'boolean'},
 }

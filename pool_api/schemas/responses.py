@@ -51,6 +51,8 @@ NODE_FIELDS = {
     **dict.fromkeys(drivers.FIELDS, _NULLABLE_STRING),
     'conductor_group': STRING,
     'conductor': _NULLABLE_STRING,
+    'retired': _BOOLEAN,
+    'retired_reason': _NULLABLE_STRING,
     'instance_uuid': _NULLABLE_STRING,
     'allocation_uuid': _NULLABLE_STRING,
     'provision_state': _NULLABLE_STRING,

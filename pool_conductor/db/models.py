@@ -184,6 +184,12 @@ class Node(TimestampMixin, Base):
         sa.String(255), default='', server_default='', nullable=False)
     driver_internal_info: orm.Mapped[dict | None] = orm.mapped_column(
         JSONType, default=dict)
+    # A retired node is not provided again; undeployed, it becomes
+    # manageable.
+    retired: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, server_default=sa.false(),
+        nullable=False)
+    retired_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)

@@ -90,8 +90,9 @@ def list_nodes(context, filters: dict, limit: int | None = None,
                     'driver', 'conductor_group'):
             if filters.get(key) is not None and hasattr(node, key):
                 q = q.where(getattr(node, key) == filters[key])
-        if filters.get('maintenance') is not None:
-            q = q.where(node.maintenance == filters['maintenance'])
+        for key in ('maintenance', 'retired'):
+            if filters.get(key) is not None:
+                q = q.where(getattr(node, key) == filters[key])
         if filters.get('associated') is not None:
             q = q.where(node.instance_uuid.is_not(None)
                         if filters['associated']

@@ -2,11 +2,14 @@
 import json
 
 from pool_api import app as pool_app
+from pool_api import microversion
 from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from tests import base
 
-LATEST = '1.60'
+LATEST = microversion.to_string(microversion.MAX_VERSION)
+# The first version pool does not serve.
+ABOVE = microversion.to_string((1, microversion.MAX_VERSION[1] + 1))
 
 
 class APITestCase(base.TestCase):

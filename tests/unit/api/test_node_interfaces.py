@@ -379,3 +379,71 @@ class TestChangeEvents(test_change_events.Watched, InterfacesTestCase):
         data = found[1].payload['ironic_object.data']
         self.assertEqual('pxe', data['boot_interface'])
         self.assertEqual('g', data['conductor_group'])
+
+
+class TestRetired(InterfacesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.create({'name': 'n1'})
+
+    def provision(self, verb, status=202):
+        resp = self.put('/v1/nodes/n1/states/provision', {'target': verb})
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp
+
+    def test_fields_and_filter_from_1_61(self):
+        body = self.get('/v1/nodes/n1').get_json()
+        self.assertIs(False, body['retired'])
+        self.assertIsNone(body['retired_reason'])
+        self.assertNotIn('retired', self.get('/v1/nodes/n1',
+                                             version='1.60').get_json())
+        self.assertError(406, self.get('/v1/nodes?retired=true',
+                                       version='1.60'))
+        self.assertError(406, self.patch_json('/v1/nodes/n1', [
+            {'op': 'replace', 'path': '/retired', 'value': True}],
+            version='1.60'))
+        self.create({'name': 'old', 'retired': True,
+                     'retired_reason': 'EOL'})
+        found = self.get('/v1/nodes?retired=true').get_json()['nodes']
+        self.assertEqual(['old'], [n['name'] for n in found])
+
+    def test_reason_needs_retired_and_goes_with_it(self):
+        self.assertError(400, self.patch_json('/v1/nodes/n1', [
+            {'op': 'add', 'path': '/retired_reason', 'value': 'old'}]),
+            'retired_reason field can only be set when retired is True')
+        body = self.patch_node('n1', [
+            {'op': 'replace', 'path': '/retired', 'value': 'true'},
+            {'op': 'add', 'path': '/retired_reason', 'value': 'old'}
+        ]).get_json()
+        self.assertEqual((True, 'old'), (body['retired'],
+                                         body['retired_reason']))
+        body = self.patch_node('n1', [
+            {'op': 'replace', 'path': '/retired', 'value': False}
+        ]).get_json()
+        self.assertEqual((False, None), (body['retired'],
+                                         body['retired_reason']))
+
+    def test_available_node_cannot_retire_and_retired_not_provided(self):
+        self.provision('manage')
+        self.patch_node('n1', [{'op': 'replace', 'path': '/retired',
+                                'value': True}])
+        self.assertError(400, self.put('/v1/nodes/n1/states/provision', {
+            'target': 'provide'}), 'because it is retired')
+        self.patch_node('n1', [{'op': 'replace', 'path': '/retired',
+                                'value': False}])
+        self.provision('provide')
+        self.assertError(409, self.patch_json('/v1/nodes/n1', [
+            {'op': 'replace', 'path': '/retired', 'value': True}]),
+            "can not have 'retired' set in provision state 'available'")
+
+    def test_undeployed_retired_node_becomes_manageable(self):
+        for verb in ('manage', 'provide', 'active'):
+            self.provision(verb)
+        self.finish_provisioning()
+        self.patch_node('n1', [{'op': 'replace', 'path': '/retired',
+                                'value': True}])
+        self.provision('deleted')
+        self.finish_provisioning()
+        self.assertEqual('manageable', self.get('/v1/nodes/n1').get_json()[
+            'provision_state'])

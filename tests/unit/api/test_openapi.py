@@ -123,7 +123,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
         openapi_spec_validator.validate(served)
         self.assertEqual([{'url': 'http://localhost'}], served['servers'])
         self.assertEqual('pool', served['info']['title'])
-        self.assertEqual('1.60', served['info']['version'])
+        self.assertEqual(base.LATEST, served['info']['version'])
         served.pop('servers')
         expected = json.loads(json.dumps(self.document))
         expected.pop('servers')
@@ -136,7 +136,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                                        value})
             self.assertEqual(200, resp.status_code, value)
             self.assertNotIn('X-OpenStack-Ironic-API-Version', resp.headers)
-            self.assertEqual('1.60', resp.headers[
+            self.assertEqual(base.LATEST, resp.headers[
                 'X-OpenStack-Ironic-API-Maximum-Version'])
 
     def test_every_route_is_documented(self):
@@ -304,7 +304,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
         self.assertEqual('X-OpenStack-Ironic-API-Version', header['name'])
         self.assertEqual('header', header['in'])
         self.assertIn('1.1', header['schema']['enum'])
-        self.assertIn('1.60', header['schema']['enum'])
+        self.assertIn(base.LATEST, header['schema']['enum'])
         self.assertIn('latest', header['schema']['enum'])
         get_node = self.document['paths']['/v1/nodes/{node_ident}']['get']
         self.assertIn({'$ref': '#/components/parameters/Microversion'},

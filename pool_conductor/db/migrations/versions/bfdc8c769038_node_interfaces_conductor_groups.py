@@ -1,5 +1,5 @@
-"""Record the driver interfaces, conductor group and driver internal info
-of nodes, and the conductor group of conductors.
+"""Record the driver interfaces, conductor group, driver internal info
+and retirement of nodes, and the conductor group of conductors.
 
 Rows of nodes made before keep NULL interfaces, which read as the
 configured defaults; every node and conductor starts in no group ('').
@@ -30,6 +30,11 @@ def upgrade():
     op.add_column('nodes', sa.Column('conductor_group', sa.String(255),
                                      server_default='', nullable=False))
     op.add_column('nodes', sa.Column('driver_internal_info', JSONType,
+                                     nullable=True))
+    op.add_column('nodes', sa.Column('retired', sa.Boolean,
+                                     server_default=sa.false(),
+                                     nullable=False))
+    op.add_column('nodes', sa.Column('retired_reason', sa.Text,
                                      nullable=True))
     op.add_column('conductors', sa.Column('conductor_group', sa.String(255),
                                           server_default='',
