@@ -180,8 +180,8 @@ class Node(TimestampMixin, Base):
     vendor_interface: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
     # The conductors that serve the node: those of this group.
-    conductor_group: orm.Mapped[str] = orm.mapped_column(
-        sa.String(255), default='', server_default='', nullable=False)
+    conductor_group: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255), default='')
     driver_internal_info: orm.Mapped[dict | None] = orm.mapped_column(
         JSONType, default=dict)
     # A retired node is not provided again; undeployed, it becomes
@@ -290,8 +290,8 @@ class Conductor(TimestampMixin, Base):
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     hostname: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     online: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True)
-    conductor_group: orm.Mapped[str] = orm.mapped_column(
-        sa.String(255), default='', server_default='', nullable=False)
+    conductor_group: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255), default='')
 
 
 class Pool(TimestampMixin, Base):

@@ -28,7 +28,7 @@ def upgrade():
         op.add_column('nodes', sa.Column('%s_interface' % name,
                                          sa.String(255), nullable=True))
     op.add_column('nodes', sa.Column('conductor_group', sa.String(255),
-                                     server_default='', nullable=False))
+                                     nullable=True))
     op.add_column('nodes', sa.Column('driver_internal_info', JSONType,
                                      nullable=True))
     op.add_column('nodes', sa.Column('retired', sa.Boolean,
@@ -37,5 +37,8 @@ def upgrade():
     op.add_column('nodes', sa.Column('retired_reason', sa.Text,
                                      nullable=True))
     op.add_column('conductors', sa.Column('conductor_group', sa.String(255),
-                                          server_default='',
-                                          nullable=False))
+                                          nullable=True))
+    # Rows are written with '' (no group); the existing ones too, so
+    # that a conductor of no group finds them.
+    for table in ('nodes', 'conductors'):
+        op.execute(sa.text("UPDATE %s SET conductor_group = ''" % table))
