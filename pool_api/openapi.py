@@ -374,7 +374,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
-            'allocations', 'ports', 'conductors', 'pools', 'profiles',
+            'allocations', 'ports', 'drivers', 'conductors', 'pools',
+            'profiles',
             'workflows', 'brokers', 'providers', 'claims', 'events',
             'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,

@@ -85,7 +85,7 @@ class TestCreate(NodeAPITestCase):
              'management_interface', 'network_interface',
              'power_interface', 'raid_interface', 'rescue_interface',
              'storage_interface', 'vendor_interface', 'conductor_group',
-             'conductor'}, set(body))
+             'conductor', 'retired', 'retired_reason'}, set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())

@@ -122,6 +122,10 @@ CASES = [
     ('PATCH', '/v1/allocations/{alloc}',
      [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_ALLOC),
     ('DELETE', '/v1/allocations/{alloc}', None, WRITE_ALLOC),
+    ('GET', '/v1/drivers', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/drivers/fake-hardware', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/drivers/fake-hardware/properties', None,
+     SYSTEM_READER_ONLY),
     ('GET', '/v1/conductors', None, SYSTEM_READER_ONLY),
     ('GET', '/v1/conductors/test-host', None, SYSTEM_READER_ONLY),
     ('GET', '/v1/nodes/{node}/params', None, READ_NODE),
@@ -210,6 +214,7 @@ def _placeholders(rule: str) -> str:
     """A route's rule with the placeholders of the table."""
     for name, value in (('<allocation_ident>', '{alloc}'),
                         ('<hostname>', 'test-host'),
+                        ('<driver_name>', 'fake-hardware'),
                         ('<trait>', 'CUSTOM_T'),
                         ('<port_uuid>', '{port}'),
                         ('<vif_id>', 'vif-1'),
