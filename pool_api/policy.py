@@ -53,6 +53,9 @@ RULES = [
           [('GET', NODE), ('GET', NODE + '/states')]),
     _rule('baremetal:node:update', NODE_OWNER_MEMBER_LESSEE_ADMIN,
           'Update a node.', [('PATCH', NODE)]),
+    _rule('baremetal:node:disable_cleaning', SYSTEM_ADMIN,
+          'Disable automated cleaning of a node (automated_clean set '
+          'false).', [('PATCH', NODE)]),
     _rule('baremetal:node:update_owner', SYSTEM_MEMBER,
           'Change the owner or the lessee of a node.', [('PATCH', NODE)]),
     _rule('baremetal:node:delete', SYSTEM_ADMIN, 'Delete a node.',

@@ -202,6 +202,13 @@ class NodeInWrongState(Conflict):
     """%(err)s"""
 
 
+class NodeProtected(PoolException):
+    """Node %(node)s is protected and cannot be undeployed, rebuilt or
+    deleted"""
+
+    code = http.FORBIDDEN
+
+
 class ConcurrentUpdate(Conflict):
     """%(what)s was changed by another request, please retry."""
 

@@ -21,7 +21,8 @@ NODE_FIELDS = (
     'power_state', 'target_power_state', 'maintenance',
     'maintenance_reason', 'owner', 'lessee', 'instance_uuid',
     'last_error', 'extra', 'properties', 'created_at', 'updated_at',
-    'conductor_group', 'retired', 'retired_reason')
+    'conductor_group', 'retired', 'retired_reason', 'protected',
+    'protected_reason')
 # The interfaces of NodePayload (all but firmware).
 NODE_INTERFACES = tuple(i for i in drivers.INTERFACES if i != 'firmware')
 # NodePayload's fields that a pool node has no column for, with what they

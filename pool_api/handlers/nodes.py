@@ -43,6 +43,8 @@ RESCUE_INTERFACE = 38
 BIOS_INTERFACE = 40
 RESET_INTERFACES = 45
 CONDUCTOR_GROUP = 46
+AUTOMATED_CLEAN = 47
+PROTECTED = 48
 FIRMWARE_INTERFACE = 86
 # The version that introduced each interface field of a node.
 INTERFACE_VERSIONS = {
@@ -68,7 +70,8 @@ INTERFACE_UPDATE_STATES = (states.ENROLL, 'inspecting', 'inspect wait',
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'traits', 'properties', 'extra', 'instance_info', 'driver_info',
           'driver_internal_info', *drivers.FIELDS, 'conductor_group',
-          'conductor', 'retired', 'retired_reason', 'instance_uuid',
+          'conductor', 'automated_clean', 'protected', 'protected_reason',
+          'retired', 'retired_reason', 'instance_uuid',
           'allocation_uuid', 'provision_state',
           'target_provision_state', 'provision_updated_at', 'power_state',
           'target_power_state', 'maintenance', 'maintenance_reason',
@@ -90,6 +93,9 @@ NEW_FIELDS = {
     **INTERFACE_VERSIONS,
     'conductor_group': CONDUCTOR_GROUP,
     'conductor': microversion.CONDUCTORS,
+    'automated_clean': AUTOMATED_CLEAN,
+    'protected': PROTECTED,
+    'protected_reason': PROTECTED,
     'retired': microversion.RETIRED,
     'retired_reason': microversion.RETIRED,
 }
@@ -102,11 +108,12 @@ PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'properties', 'extra', 'instance_info', 'driver_info',
              'instance_uuid', 'owner', 'lessee', 'params', 'profiles',
              'workflow', 'stage', 'runnable', 'maintenance',
-             *drivers.FIELDS, 'conductor_group', 'retired',
-             'retired_reason')
+             *drivers.FIELDS, 'conductor_group', 'automated_clean',
+             'protected', 'protected_reason', 'retired', 'retired_reason')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
                   'runnable': True, 'maintenance': False, 'retired': False,
+                  'protected': False,
                   'conductor_group': ''}
 # Maps that a patch setting them to null empties, as in Ironic.
 NULL_AS_EMPTY = ('properties', 'extra', 'instance_info', 'driver_info')
@@ -196,6 +203,9 @@ def to_dict(node, fields=None, alive=None) -> dict:
            for interface in drivers.INTERFACES
            if '%s_interface' % interface in fields},
         'conductor_group': node.conductor_group or '',
+        'automated_clean': node.automated_clean,
+        'protected': bool(node.protected),
+        'protected_reason': node.protected_reason,
         'retired': bool(node.retired),
         'retired_reason': node.retired_reason,
         'conductor': (conductor_of(node, alive) if 'conductor' in fields
@@ -412,7 +422,7 @@ def create_node():
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_name(body.get('name'), 'node')
     check_pool_references(body)
-    _booleans(body, ('retired',))
+    _booleans(body, ('retired', 'automated_clean'))
     if body.get('retired_reason') and not body.get('retired'):
         raise exception.InvalidParameterValue(
             err='The retired_reason field can only be set when retired is '
@@ -480,9 +490,10 @@ def _reset_interfaces(patch) -> bool:
     return reset
 
 
-def _booleans(values: dict, names=('maintenance', 'retired')) -> None:
+def _booleans(values: dict, names=('maintenance', 'retired', 'protected',
+                                    'automated_clean')) -> None:
     """Booleans given as strings, as Ironic takes them ("true"); null is
-    false.
+    false (automated_clean keeps null: the conductors' default).
 
     :raises: InvalidParameterValue
     """
@@ -495,7 +506,7 @@ def _booleans(values: dict, names=('maintenance', 'retired')) -> None:
                 raise exception.InvalidParameterValue(
                     err='Invalid %s "%s": a boolean is expected.'
                         % (name, value)) from None
-        elif value is None and name in values:
+        elif value is None and name in values and name != 'automated_clean':
             values[name] = False
 
 
@@ -518,6 +529,26 @@ def _check_retired(node, changed: dict, after: dict) -> None:
         raise exception.InvalidParameterValue(
             err='The retired_reason field can only be set when retired is '
                 'True')
+
+
+def _check_protected(node, changed: dict, after: dict) -> None:
+    """Ironic's rules of protection: only for an active node, with a
+    reason only when protected, and the reason goes with it.
+
+    :raises: NodeInWrongState, InvalidParameterValue
+    """
+    if 'protected' in changed:
+        if not changed['protected']:
+            changed['protected_reason'] = None
+        elif node.provision_state != states.ACTIVE:
+            raise exception.NodeInWrongState(
+                err="Node %s can only be made protected in provision states "
+                    "'active' or 'rescue', the current state is '%s'"
+                    % (node.uuid, node.provision_state))
+    if changed.get('protected_reason') and not after.get('protected'):
+        raise exception.InvalidParameterValue(
+            err='The protected_reason field can only be set when protected '
+                'is True')
 
 
 def _interface_changes(node, after: dict, changed: dict,
@@ -566,6 +597,9 @@ def update_node(node_ident):
     changed = validation.changes(before, after, patchable)
     changed.update(_interface_changes(node, after, changed, reset))
     _check_retired(node, changed, after)
+    _check_protected(node, changed, after)
+    if 'automated_clean' in changed and changed['automated_clean'] is False:
+        policy.authorize('baremetal:node:disable_cleaning')
     if 'maintenance' in changed and not changed['maintenance']:
         # As Ironic: leaving maintenance by a patch clears its reason.
         changed['maintenance_reason'] = None
@@ -603,6 +637,8 @@ def update_node(node_ident):
 def delete_node(node_ident):
     context = flask.g.context
     node = get_authorized(node_ident, 'baremetal:node:delete')
+    if node.protected:
+        raise exception.NodeProtected(node=node.uuid)
     # In maintenance a node goes away with its instance and allocation.
     if node.instance_uuid is not None and not node.maintenance:
         raise exception.NodeAssociated(node=node.uuid,
@@ -715,6 +751,8 @@ def set_provision_state(node_ident):
                 % (verb, ', '.join(states.VERBS)))
     if verb in ('manage', 'provide'):
         _require_version(MANAGEMENT_VERBS, 'The "%s" action' % verb)
+    if verb in ('deleted', 'undeploy') and node.protected:
+        raise exception.NodeProtected(node=node.uuid)
     if verb == 'provide' and node.retired:
         raise exception.NodeIsRetired(op='providing', node=node.uuid)
     context = flask.g.context

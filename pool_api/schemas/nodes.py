@@ -28,6 +28,8 @@ _FIELDS = {
     'workflow': common.NULLABLE_NAME,
     'conductor_group': CONDUCTOR_GROUP,
     'retired': {'type': ['boolean', 'string', 'null'], 'maxLength': 10},
+    'automated_clean': {'type': ['boolean', 'string', 'null'],
+                        'maxLength': 10},
     'retired_reason': {'type': ['string', 'null'], 'maxLength': 4096},
     **{'%s_interface' % name: INTERFACE
        for name in ('bios', 'boot', 'console', 'deploy', 'firmware',
@@ -39,8 +41,8 @@ _FIELDS = {
 # chassis or console; instance_uuid and maintenance have their own
 # writers): accepted as null, which Ironic takes as absent.
 IRONIC_ONLY_FIELDS = (
-    'automated_clean', 'chassis_uuid', 'console_enabled', 'instance_uuid',
-    'maintenance', 'network_data')
+    'chassis_uuid', 'console_enabled', 'instance_uuid', 'maintenance',
+    'network_data')
 
 # On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
@@ -63,7 +65,11 @@ UPDATE = {
                    'stage': common.NULLABLE_NAME,
                    'runnable': {'type': 'boolean'},
                    'maintenance': {'type': 'boolean'},
-                   'retired': {'type': 'boolean'}},
+                   'retired': {'type': 'boolean'},
+                   'automated_clean': {'type': ['boolean', 'null']},
+                   'protected': {'type': 'boolean'},
+                   'protected_reason': {'type': ['string', 'null'],
+                                        'maxLength': 4096}},
     'required': ['driver'],
 }
 

@@ -190,6 +190,14 @@ class Node(TimestampMixin, Base):
         sa.Boolean, default=False, server_default=sa.false(),
         nullable=False)
     retired_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # A protected node is not undeployed nor deleted.
+    protected: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, server_default=sa.false(),
+        nullable=False)
+    protected_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Ironic's per-node cleaning switch (null: the conductors' default).
+    automated_clean: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean)
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)

@@ -447,3 +447,76 @@ class TestRetired(InterfacesTestCase):
         self.finish_provisioning()
         self.assertEqual('manageable', self.get('/v1/nodes/n1').get_json()[
             'provision_state'])
+
+
+class TestProtectedAndAutomatedClean(InterfacesTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.create({'name': 'n1'})
+
+    def provision(self, verb, status=202):
+        resp = self.put('/v1/nodes/n1/states/provision', {'target': verb})
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp
+
+    def deploy(self):
+        for verb in ('manage', 'provide', 'active'):
+            self.provision(verb)
+        self.finish_provisioning()
+
+    def test_only_an_active_node_is_protected(self):
+        self.assertError(409, self.patch_json('/v1/nodes/n1', [
+            {'op': 'replace', 'path': '/protected', 'value': True}]),
+            "can only be made protected")
+        self.deploy()
+        body = self.patch_node('n1', [
+            {'op': 'replace', 'path': '/protected', 'value': True},
+            {'op': 'add', 'path': '/protected_reason', 'value': 'prod'}
+        ]).get_json()
+        self.assertEqual((True, 'prod'), (body['protected'],
+                                          body['protected_reason']))
+
+    def test_protected_node_is_not_undeployed_nor_deleted(self):
+        self.deploy()
+        self.patch_node('n1', [{'op': 'replace', 'path': '/protected',
+                                'value': True}])
+        self.assertError(403, self.put('/v1/nodes/n1/states/provision', {
+            'target': 'deleted'}), 'is protected')
+        self.patch_node('n1', [{'op': 'replace', 'path': '/maintenance',
+                                'value': True}])
+        self.assertError(403, self.delete('/v1/nodes/n1'), 'is protected')
+        body = self.patch_node('n1', [{'op': 'replace', 'path':
+                                       '/protected', 'value': False}])
+        self.assertIsNone(body.get_json()['protected_reason'])
+        self.assertEqual(204, self.delete('/v1/nodes/n1').status_code)
+
+    def test_reason_needs_protected(self):
+        self.assertError(400, self.patch_json('/v1/nodes/n1', [
+            {'op': 'add', 'path': '/protected_reason', 'value': 'x'}]),
+            'protected_reason field can only be set')
+
+    def test_versions(self):
+        body = self.get('/v1/nodes/n1', version='1.46').get_json()
+        self.assertNotIn('automated_clean', body)
+        body = self.get('/v1/nodes/n1', version='1.47').get_json()
+        self.assertIsNone(body['automated_clean'])
+        self.assertNotIn('protected', body)
+        self.assertIs(False, self.get('/v1/nodes/n1', version='1.48')
+                      .get_json()['protected'])
+        self.assertError(406, self.patch_json('/v1/nodes/n1', [
+            {'op': 'replace', 'path': '/protected', 'value': True}],
+            version='1.47'))
+
+    def test_automated_clean(self):
+        body = self.create({'name': 'n2', 'automated_clean': 'true'})
+        self.assertIs(True, body['automated_clean'])
+        body = self.patch_node('n2', [{'op': 'replace', 'path':
+                                       '/automated_clean',
+                                       'value': False}]).get_json()
+        self.assertIs(False, body['automated_clean'])
+        body = self.patch_node('n2', [{'op': 'remove', 'path':
+                                       '/automated_clean'}]).get_json()
+        self.assertIsNone(body['automated_clean'])
+        self.assertError(406, self.post('/v1/nodes', {
+            'driver': 'fake', 'automated_clean': True}, version='1.46'))

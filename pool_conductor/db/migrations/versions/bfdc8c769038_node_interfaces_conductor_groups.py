@@ -1,5 +1,6 @@
-"""Record the driver interfaces, conductor group, driver internal info
-and retirement of nodes, and the conductor group of conductors.
+"""Record the driver interfaces, conductor group, driver internal info,
+retirement, protection and automated cleaning of nodes, and the
+conductor group of conductors.
 
 Rows of nodes made before keep NULL interfaces, which read as the
 configured defaults; every node and conductor starts in no group ('').
@@ -35,6 +36,13 @@ def upgrade():
                                      server_default=sa.false(),
                                      nullable=False))
     op.add_column('nodes', sa.Column('retired_reason', sa.Text,
+                                     nullable=True))
+    op.add_column('nodes', sa.Column('protected', sa.Boolean,
+                                     server_default=sa.false(),
+                                     nullable=False))
+    op.add_column('nodes', sa.Column('protected_reason', sa.Text,
+                                     nullable=True))
+    op.add_column('nodes', sa.Column('automated_clean', sa.Boolean,
                                      nullable=True))
     op.add_column('conductors', sa.Column('conductor_group', sa.String(255),
                                           nullable=True))
