@@ -4,7 +4,6 @@ from pool_conductor import conductors
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import provisioning
 from tests.unit.api import base
-from tests.unit.conductor import test_change_events
 
 
 class InterfacesTestCase(base.APITestCase):
@@ -360,25 +359,6 @@ class TestNoopNetworkVifs(InterfacesTestCase):
         self.assertError(400, self.post('/v1/nodes/%s/vifs' % uuid,
                                         {'id': 'vif-1'}),
                          'not enough free physical ports')
-
-
-class TestChangeEvents(test_change_events.Watched, InterfacesTestCase):
-
-    def test_interface_group_and_maintenance_patches_are_recorded(self):
-        uuid = self.create({'name': 'n1'})['uuid']
-        self.patch_node('n1', [
-            {'op': 'replace', 'path': '/boot_interface', 'value': 'pxe'},
-            {'op': 'add', 'path': '/conductor_group', 'value': 'g'}])
-        self.patch_node('n1', [{'op': 'replace', 'path': '/maintenance',
-                                'value': True}])
-        found = test_change_events.recorded(self.context, object_uuid=uuid)
-        types = [e.event_type for e in found]
-        self.assertEqual(['baremetal.node.create.end',
-                          'baremetal.node.update.end',
-                          'baremetal.node.maintenance_set.end'], types)
-        data = found[1].payload['ironic_object.data']
-        self.assertEqual('pxe', data['boot_interface'])
-        self.assertEqual('g', data['conductor_group'])
 
 
 class TestRetired(InterfacesTestCase):
