@@ -8,7 +8,7 @@ from pool_conductor import exception
 MIN_VERSION = (1, 1)
 # The highest version whose every feature pool honours; the table of
 # versions in doc/source/api.rst says which features pool has above it.
-MAX_VERSION = (1, 62)
+MAX_VERSION = (1, 63)
 # With no version header a request gets the oldest version, as in Ironic.
 DEFAULT_VERSION = MIN_VERSION
 

@@ -49,6 +49,7 @@ def _request_schemas() -> dict:
         'NodeProvisionState': node_schemas.PROVISION,
         'NodeMaintenance': node_schemas.MAINTENANCE,
         'NodeTraits': node_schemas.TRAITS,
+        'NodeIndicatorState': node_schemas.INDICATOR_STATE,
         'AllocationCreate': allocation_schemas.CREATE,
         'AllocationUpdate': allocation_schemas.UPDATE,
         'PortCreate': port_schemas.CREATE,

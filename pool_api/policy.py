@@ -53,6 +53,13 @@ RULES = [
           [('GET', NODE), ('GET', NODE + '/states')]),
     _rule('baremetal:node:update', NODE_OWNER_MEMBER_LESSEE_ADMIN,
           'Update a node.', [('PATCH', NODE)]),
+    _rule('baremetal:node:get_indicator_state', NODE_READER,
+          'Show the indicators of a node and their states.',
+          [('GET', NODE + '/management/indicators'),
+           ('GET', NODE + '/management/indicators/{indicator}')]),
+    _rule('baremetal:node:set_indicator_state',
+          NODE_OWNER_MEMBER_LESSEE_ADMIN, 'Set an indicator of a node.',
+          [('PUT', NODE + '/management/indicators/{indicator}')]),
     _rule('baremetal:node:disable_cleaning', SYSTEM_ADMIN,
           'Disable automated cleaning of a node (automated_clean set '
           'false).', [('PATCH', NODE)]),

@@ -9,6 +9,7 @@ from pool_api.handlers import conductors
 from pool_api.handlers import drivers
 from pool_api.handlers import events
 from pool_api.handlers import fleet
+from pool_api.handlers import indicators
 from pool_api.handlers import metrics
 from pool_api.handlers import node_params
 from pool_api.handlers import nodes
@@ -151,6 +152,19 @@ ROUTES = [
           Doc('Change the provision state of a node', 'node states',
               status=202, body='NodeProvisionState', errors=_WRITE,
               location=True)),
+    Route(NODE + '/management/indicators', 'GET',
+          indicators.list_indicators,
+          Doc('List the indicators of a node (every version, as Ironic)',
+              'node states', 'IndicatorList', errors=_MISSING)),
+    Route(NODE + '/management/indicators/<indicator>', 'GET',
+          indicators.get_indicator,
+          Doc('Show the state of an indicator (name@component)',
+              'node states', 'IndicatorState', errors=_MISSING)),
+    Route(NODE + '/management/indicators/<indicator>', 'PUT',
+          indicators.set_indicator,
+          Doc('Set an indicator: the fake management interface cannot '
+              '(400), as Ironic\'s', 'node states', status=204,
+              body='NodeIndicatorState', errors=_WRITE)),
     Route(NODE + '/maintenance', 'PUT', nodes.set_maintenance,
           Doc('Put a node in maintenance', 'node states', status=202,
               body='NodeMaintenance', body_required=False, errors=_WRITE,

@@ -118,3 +118,53 @@ PROPERTIES = {
     'force_persistent_boot_device': 'Whether the boot device set stays '
                                     'for following boots. Optional.',
 }
+
+
+# The indicators of the fake management interface, by component, as
+# Ironic's fake-hardware reports them: its chassis LED is read-only, its
+# system LED not, and every indicator reads "ON". Setting one is not
+# supported by the fake interface, as in Ironic.
+INDICATORS = {
+    'chassis': {'led-0': {'readonly': True, 'states': ['OFF', 'ON']}},
+    'system': {'led': {'readonly': False,
+                       'states': ['BLINKING', 'OFF', 'ON']}},
+}
+INDICATOR_STATE = 'ON'
+
+
+def split_indicator(ident: str) -> tuple[str, str]:
+    """(name, component) of an indicator named name@component.
+
+    :raises: InvalidParameterValue
+    """
+    name, at, component = ident.partition('@')
+    if not at:
+        raise exception.InvalidParameterValue(
+            err='Malformed indicator name "%s"' % ident)
+    return name, component
+
+
+def indicator_state(ident: str) -> str:
+    """The state of an indicator of the fake management interface.
+
+    :raises: InvalidParameterValue for an unknown component or indicator
+    """
+    name, component = split_indicator(ident)
+    if component not in INDICATORS:
+        raise exception.InvalidParameterValue(
+            err='Invalid component %s specified.' % component)
+    if name not in INDICATORS[component]:
+        raise exception.InvalidParameterValue(
+            err='Invalid indicator %s specified.' % name)
+    return INDICATOR_STATE
+
+
+def set_indicator_state(driver: str, ident: str, state: str) -> None:
+    """Set an indicator: the fake management interface cannot, as
+    Ironic's fake one.
+
+    :raises: InvalidParameterValue, UnsupportedDriverExtension
+    """
+    indicator_state(ident)
+    raise exception.UnsupportedDriverExtension(
+        driver=driver, extension='set_indicator_state')

@@ -48,6 +48,11 @@ class NodeIsRetired(Invalid):
     is retired."""
 
 
+class UnsupportedDriverExtension(Invalid):
+    """Driver %(driver)s does not support %(extension)s (disabled or not
+    implemented)."""
+
+
 class UnknownArgument(Invalid):
     """Unknown argument: "%(name)s\""""
 

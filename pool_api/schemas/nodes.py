@@ -121,6 +121,13 @@ MAINTENANCE = {
     'additionalProperties': False,
 }
 
+INDICATOR_STATE = {
+    'type': 'object',
+    'properties': {'state': {'type': 'string', 'maxLength': 255}},
+    'required': ['state'],
+    'additionalProperties': False,
+}
+
 TRAITS = {
     'type': 'object',
     'properties': {'traits': common.TRAITS},

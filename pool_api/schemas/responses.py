@@ -406,6 +406,14 @@ SCHEMAS = {
         required=deploy_checks.INTERFACES,
         description='A reason comes with a false result only.'),
     'Traits': _object({'traits': _STRINGS}, required=('traits',)),
+    'IndicatorList': _object({
+        'indicators': {'type': 'array', 'items': _object({
+            'name': STRING, 'component': STRING, 'readonly': _BOOLEAN,
+            'states': _STRINGS, 'links': _LINKS},
+            required=('name', 'component', 'readonly', 'states',
+                      'links'))},
+    }, required=('indicators',)),
+    'IndicatorState': _object({'state': STRING}, required=('state',)),
     'Allocation': _object(
         ALLOCATION_FIELDS, required=('links',),
         description='An allocation. Which fields it has depends on the '

@@ -85,7 +85,8 @@ class TestCreate(NodeAPITestCase):
              'management_interface', 'network_interface',
              'power_interface', 'raid_interface', 'rescue_interface',
              'storage_interface', 'vendor_interface', 'conductor_group',
-             'conductor', 'retired', 'retired_reason'}, set(body))
+             'conductor', 'retired', 'retired_reason', 'automated_clean',
+             'protected', 'protected_reason'}, set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())

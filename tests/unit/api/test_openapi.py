@@ -215,6 +215,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/nodes/{node_ident}/maintenance', 'put'):
                 node_schemas.MAINTENANCE,
             ('/v1/nodes/{node_ident}/traits', 'put'): node_schemas.TRAITS,
+            ('/v1/nodes/{node_ident}/management/indicators/{indicator}',
+             'put'): node_schemas.INDICATOR_STATE,
             ('/v1/allocations', 'post'): allocation_schemas.CREATE,
             ('/v1/allocations/{allocation_ident}', 'patch'):
                 validation.PATCH_SCHEMA,
