@@ -31,17 +31,10 @@ ALLOCATION_UPDATE = 57
 ALLOCATION_BACKFILL = 58
 ALLOCATION_OWNER = 60
 RETIRED = 61
-
-
-def ironic_or_max(minor: int) -> int:
-    """The version from which pool serves a feature it has but Ironic
-    added in 1.minor: that version, or pool's highest while it is below
-    (a client asking for the latest version gets the feature)."""
-    return min(minor, MAX_VERSION[1])
-
-
-# Ironic added lessee in 1.65.
-LESSEE = ironic_or_max(65)
+# Ironic added lessee in 1.65; pool has shown it from 1.60, its highest
+# version then, and keeps it there so that clients pinned to 1.60 keep
+# it (a field Ironic's clients do not know is ignored by them).
+LESSEE = 60
 
 # ASCII digits, few enough for int().
 _VERSION_RE = re.compile(r'^([1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$')

@@ -244,9 +244,8 @@ class TestGet(NodeAPITestCase):
                  ('1.50', {'description', 'allocation_uuid', 'lessee'}),
                  ('1.51', {'allocation_uuid', 'lessee'}),
                  ('1.59', {'lessee'}),
-                 # Ironic's lessee came with 1.65; pool shows it from its
-                 # highest version until it serves 1.65.
-                 ('1.%d' % (microversion.LESSEE - 1), {'lessee'}),
+                 # Ironic's lessee came with 1.65; pool shows it from
+                 # 1.60, as it did when 1.60 was its highest version.
                  ('1.%d' % microversion.LESSEE, set()))
         for version, hidden in cases:
             body = self.get('/v1/nodes/node-1', version=version).get_json()
