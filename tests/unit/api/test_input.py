@@ -45,6 +45,7 @@ _OBJECT = '{"target": %s}'
 BODIES = {
     'NodeCreate': '{"driver": "fake-hardware", "extra": {"k": %s}}',
     'NodeParams': '{"k": %s}',
+    'NodeIndicatorState': '{"state": %s}',
     'AllocationCreate': '{"resource_class": "rc", "extra": {"k": %s}}',
     'PoolCreate': '{"name": "p2", "params": {"k": %s}}',
     'ProfileCreate': '{"name": "pr2", "params": {"k": %s}}',
@@ -104,7 +105,7 @@ class TestBodyBoundary(base.APITestCase):
                             'pool_name': 'web', 'profile_name': 'big',
                             'workflow_name': 'wf', 'port_uuid': port_uuid,
                             'broker_name': 'cloud', 'provider_name': 'pv',
-                            'claim_ident': 'c1'}
+                            'claim_ident': 'c1', 'indicator': 'led@system'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -126,7 +127,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(30, len(body_routes()))
+        self.assertEqual(31, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()
