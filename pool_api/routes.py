@@ -8,9 +8,11 @@ from pool_api.handlers import candidates
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import deploy_templates
+from pool_api.handlers import drivers
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import handles
+from pool_api.handlers import indicators
 from pool_api.handlers import metrics
 from pool_api.handlers import node_management
 from pool_api.handlers import node_params
@@ -138,7 +140,8 @@ ROUTES = [
           Doc('Show a node', 'nodes', 'Node', query=_FIELDS, errors=_MISSING)),
     Route(NODE, 'PATCH', nodes.update_node,
           Doc('Update a node (JSON Patch)', 'nodes', 'Node',
-              body='JSONPatch', errors=_WRITE)),
+              body='JSONPatch', errors=_WRITE,
+              filters={'reset_interfaces': {'type': 'boolean'}})),
     Route(NODE, 'DELETE', nodes.delete_node,
           Doc('Delete a node', 'nodes', status=204, errors=_WRITE)),
     Route(NODE + '/states', 'GET', nodes.get_node_states,
@@ -170,6 +173,19 @@ ROUTES = [
           node_management.inject_nmi,
           Doc('Inject a non-maskable interrupt into a node', 'node states',
               status=204, errors=_WRITE)),
+    Route(NODE + '/management/indicators', 'GET',
+          indicators.list_indicators,
+          Doc('List the indicators of a node (every version, as Ironic)',
+              'node states', 'IndicatorList', errors=_MISSING)),
+    Route(NODE + '/management/indicators/<indicator>', 'GET',
+          indicators.get_indicator,
+          Doc('Show the state of an indicator (name@component)',
+              'node states', 'IndicatorState', errors=_MISSING)),
+    Route(NODE + '/management/indicators/<indicator>', 'PUT',
+          indicators.set_indicator,
+          Doc('Set an indicator: the fake management interface cannot '
+              '(400), as Ironic\'s', 'node states', status=204,
+              body='NodeIndicatorState', errors=_WRITE)),
     Route(NODE + '/maintenance', 'PUT', nodes.set_maintenance,
           Doc('Put a node in maintenance', 'node states', status=202,
               body='NodeMaintenance', body_required=False, errors=_WRITE,
@@ -299,6 +315,19 @@ ROUTES = [
     Route('/v1/conductors/<hostname>', 'GET', conductors.get_conductor,
           Doc('Show a conductor', 'conductors', 'Conductor', query=_FIELDS,
               errors=_MISSING)),
+
+    Route('/v1/drivers', 'GET', drivers.list_drivers,
+          Doc('List the drivers (hardware types) and the conductors that '
+              'serve them', 'drivers', 'DriverList', query=_FIELDS,
+              filters={**_DETAIL, 'type': {'type': 'string',
+                                           'enum': list(drivers.TYPES)}})),
+    Route('/v1/drivers/<driver_name>', 'GET', drivers.get_driver,
+          Doc('Show a driver with its interfaces', 'drivers', 'Driver',
+              query=_FIELDS, errors=_MISSING)),
+    Route('/v1/drivers/<driver_name>/properties', 'GET',
+          drivers.get_driver_properties,
+          Doc('The driver_info properties of a driver', 'drivers',
+              'DriverProperties', errors=_MISSING)),
 
     Route('/v1/pools', 'GET', pools.list_pools,
           Doc('List pools', 'pools', 'PoolList')),

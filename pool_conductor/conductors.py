@@ -2,6 +2,8 @@
 (started, or back after they were marked offline), unregistered
 (stopped), dead (another noticed their heartbeat stopped) and the
 takeover of their work by another."""
+import hashlib
+
 from oslo_log import log
 
 from pool_conductor.conf import CONF
@@ -24,6 +26,27 @@ def _event(hostname: str, event_type: str, prev_state: str | None,
         payload=payloads.conductor(hostname, state == 'online', **more))
 
 
+def own_group() -> str:
+    """The conductor group of this conductor ([conductor]
+    conductor_group), lower-cased as Ironic keeps groups."""
+    return (CONF.conductor.conductor_group or '').lower()
+
+
+def serving(alive: list[tuple[str, str]], node_uuid: str,
+            group: str) -> str | None:
+    """The conductor that serves a node among the live ones ((hostname,
+    group) pairs): of those of the node's group, the one whose hash with
+    the node's UUID is highest (rendezvous hashing: a conductor coming
+    or going moves only the nodes it gains or had). None when the group
+    has no live conductor."""
+    hosts = [host for host, host_group in alive
+             if (host_group or '') == (group or '')]
+    if not hosts:
+        return None
+    return max(hosts, key=lambda host: hashlib.sha256(
+        ('%s/%s' % (node_uuid, host)).encode()).digest())
+
+
 def register(context, host: str, start: bool = False) -> None:
     """Mark a conductor online (its start, or a heartbeat), and record
     pool.conductor.registered when it starts or was not online.
@@ -32,7 +55,8 @@ def register(context, host: str, start: bool = False) -> None:
         online: a restart after a crash).
     """
     with db_api.writer(context) as session:
-        before = conductors_db.register_conductor(context, host)
+        before = conductors_db.register_conductor(context, host,
+                                                  own_group())
         if start or before != conductors_db.ONLINE:
             events.record(session, [_event(
                 host, 'pool.conductor.registered', before,

@@ -32,6 +32,27 @@ class InvalidParameterValue(Invalid):
     """%(err)s"""
 
 
+class InterfaceNotEnabled(Invalid):
+    """The %(interface)s interface "%(value)s" is not enabled for driver
+    %(driver)s. Enabled %(interface)s interfaces: %(enabled)s."""
+
+
+class NoValidDefaultForInterface(Invalid):
+    """No default value found for the %(interface)s interface: none is
+    enabled, or [DEFAULT] default_%(interface)s_interface is not one of
+    those enabled."""
+
+
+class NodeIsRetired(Invalid):
+    """The %(op)s operation can't be performed on node %(node)s because it
+    is retired."""
+
+
+class UnsupportedDriverExtension(Invalid):
+    """Driver %(driver)s does not support %(extension)s (disabled or not
+    implemented)."""
+
+
 class UnknownArgument(Invalid):
     """Unknown argument: "%(name)s\""""
 
@@ -108,6 +129,11 @@ class ClaimNotFound(NotFound):
 
 class HandleNotFound(NotFound):
     """Handle %(handle)s could not be found."""
+
+
+class DriverNotFound(NotFound):
+    """Could not find the following driver(s) or hardware type(s):
+    %(driver_name)s."""
 
 
 class ConductorNotFound(NotFound):
@@ -206,6 +232,13 @@ class NodeInWrongState(Conflict):
     """%(err)s"""
 
 
+class NodeProtected(PoolException):
+    """Node %(node)s is protected and cannot be undeployed, rebuilt or
+    deleted"""
+
+    code = http.FORBIDDEN
+
+
 class ConcurrentUpdate(Conflict):
     """%(what)s was changed by another request, please retry."""
 
@@ -265,6 +298,14 @@ class TooManyWatchers(PoolException):
 class NoValidHost(PoolException):
     """No conductor is alive to handle the request; please retry once a
     conductor is running."""
+
+    def __init__(self, message: str | None = None, group: str = '',
+                 **kwargs):
+        if message is None and group:
+            message = ('No conductor of conductor group "%s" is alive to '
+                       'handle the request; please retry once one is '
+                       'running.' % group)
+        super().__init__(message, **kwargs)
 
     code = http.SERVICE_UNAVAILABLE
 

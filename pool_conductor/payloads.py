@@ -10,7 +10,7 @@ some.
 """
 import datetime
 
-from pool_conductor import deploy_checks
+from pool_conductor import drivers
 from pool_conductor import secrets
 
 # Fields of a node's payload that a pool node has, as Ironic's
@@ -21,12 +21,13 @@ NODE_FIELDS = (
     'power_state', 'target_power_state', 'maintenance',
     'maintenance_reason', 'owner', 'lessee', 'instance_uuid',
     'last_error', 'extra', 'properties', 'created_at', 'updated_at',
-    'console_enabled', 'clean_step', 'deploy_step')
+    'console_enabled', 'clean_step', 'deploy_step', 'conductor_group',
+    'retired', 'retired_reason', 'protected', 'protected_reason')
+# The interfaces of NodePayload (all but firmware).
+NODE_INTERFACES = tuple(i for i in drivers.INTERFACES if i != 'firmware')
 # NodePayload's fields that a pool node has no column for, with what they
-# always are: every driver interface is fake-hardware's fake one
-# (pool_conductor.deploy_checks), and a pool node is never protected,
-# retired or in a conductor group; and what the console and step fields
-# are where the node read has no such column.
+# always are, and what the fields of pool's columns are where the node
+# read has no such column.
 NODE_CONSTANTS = {
     'boot_mode': None, 'chassis_uuid': None, 'clean_step': None,
     'conductor_group': '', 'console_enabled': False, 'deploy_step': None,
@@ -34,8 +35,6 @@ NODE_CONSTANTS = {
     'inspection_finished_at': None, 'inspection_started_at': None,
     'protected': False, 'protected_reason': None, 'retired': False,
     'retired_reason': None, 'secure_boot': None,
-    **{'%s_interface' % name: 'fake'
-       for name in deploy_checks.INTERFACES + ('vendor',)},
 }
 POOL_NODE_FIELDS = ('pool', 'pool_status', 'pool_allocated', 'workflow',
                     'stage', 'runnable', 'profiles', 'params',
@@ -116,6 +115,10 @@ def node(obj, changes: dict | None = None, kind: tuple = NODE,
     changes = changes or {}
     data = dict(NODE_CONSTANTS)
     data.update(_data(obj, NODE_FIELDS, changes))
+    for name in NODE_INTERFACES:
+        field = '%s_interface' % name
+        data[field] = (changes[field] if field in changes
+                       else drivers.of_node(obj, name))
     traits = _trait_names(obj, changes)
     if traits is not None:
         data['traits'] = traits
@@ -128,7 +131,10 @@ def node(obj, changes: dict | None = None, kind: tuple = NODE,
             changes['driver_info'] if 'driver_info' in changes
             else getattr(obj, 'driver_info', None))
     if kind == NODE_PROVISION:
-        data['driver_internal_info'] = {}
+        data['driver_internal_info'] = _masked_info(
+            changes['driver_internal_info']
+            if 'driver_internal_info' in changes
+            else getattr(obj, 'driver_internal_info', None))
     if kind != NODE_CRUD:
         del data['chassis_uuid']
     data.update(_data(obj, POOL_NODE_FIELDS, changes))

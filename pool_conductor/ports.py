@@ -3,6 +3,7 @@ allows it. VIFs are recorded on a port, not plugged into any network."""
 import re
 
 from pool_conductor.db import api as db_api
+from pool_conductor import drivers
 from pool_conductor.db import models
 from pool_conductor.db import ports as ports_db
 from pool_conductor import events
@@ -127,8 +128,17 @@ def destroy(context, port: models.Port, node: models.Node) -> None:
         events.record(session, [_event(port, 'delete', node)])
 
 
+def _keeps_vifs(node: models.Node) -> bool:
+    """Whether a node's network interface records VIFs: Ironic's noop one
+    keeps none (attaching and detaching succeed and do nothing, the list
+    is empty), with or without ports."""
+    return drivers.of_node(node, 'network') != drivers.NOOP_NETWORK
+
+
 def list_vifs(context, node: models.Node) -> list[str]:
     """The VIFs attached to the ports of a node."""
+    if not _keeps_vifs(node):
+        return []
     return [vif_of(p) for p in ports_db.ports_of_node(context, node.id)
             if vif_of(p)]
 
@@ -138,16 +148,20 @@ def _preference(port: models.Port) -> tuple:
     return (not port.pxe_enabled, port.id)
 
 
-def attach_vif(context, node: models.Node, vif: str) -> models.Port:
+def attach_vif(context, node: models.Node,
+               vif: str) -> models.Port | None:
     """Record a VIF on a free port of a node (one with no VIF).
 
     Attaches and detaches on a node are serialized by its row lock: two
     attaches never take the same port nor record the same VIF twice.
 
-    :returns: the port the VIF is recorded on
+    :returns: the port the VIF is recorded on; None with the noop
+        network interface, which records nothing
     :raises: VifAlreadyAttached, NoFreePhysicalPorts, NodeLocked
     """
     _check_unlocked(node)
+    if not _keeps_vifs(node):
+        return None
     with ports_db.locked_ports_of_node(context, node.id) as found:
         for port in found:
             if vif_of(port) == vif:
@@ -166,9 +180,13 @@ def attach_vif(context, node: models.Node, vif: str) -> models.Port:
 def detach_vif(context, node: models.Node, vif: str) -> None:
     """Remove a VIF from the port of a node it is recorded on.
 
+    With the noop network interface, nothing (as Ironic's).
+
     :raises: VifNotAttached, NodeLocked, ConcurrentUpdate
     """
     _check_unlocked(node)
+    if not _keeps_vifs(node):
+        return
     with ports_db.locked_ports_of_node(context, node.id) as found:
         for port in found:
             if vif_of(port) == vif:

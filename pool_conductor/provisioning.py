@@ -18,6 +18,7 @@ conductor died, is moved on by any conductor's periodic check.
 import datetime
 
 from pool_conductor import binding
+from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
@@ -52,11 +53,11 @@ def request(context, node, values: dict, rpcapi) -> None:
     node; a state in progress is cast to a live conductor to be moved on.
 
     :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
-    :raises: NoValidHost when the state needs a conductor and none is
-        alive; NodeLocked, ConcurrentUpdate
+    :raises: NoValidHost when the state needs a conductor and none of
+        the node's conductor group is alive; NodeLocked, ConcurrentUpdate
     """
     moving = values['provision_state'] in states.IN_PROGRESS
-    host = rpcapi.pick_conductor(context) if moving else None
+    host = rpcapi.conductor_for(context, node) if moving else None
     retry.on_node_locked(nodes.update, context, node, values)
     if moving:
         rpcapi.continue_provisioning(context, node.id, host)
@@ -142,6 +143,8 @@ def step(node) -> tuple[dict, bool] | None:
             return ran, False
     else:
         ran = {}
+    if following == states.AVAILABLE and getattr(node, 'retired', False):
+        following = states.RETIRED_CLEANED
     values = {'provision_state': following,
               'target_provision_state': (node.target_provision_state
                                          if following in states.IN_PROGRESS
@@ -186,11 +189,14 @@ def continue_nodes(context, node_ids, actors: dict | None = None,
 
 
 def check(context, host: str | None = None) -> int:
-    """Periodic task: move on every node in progress that is not locked
-    (those whose cast was lost, or whose conductor died); never raises.
+    """Periodic task: move on every node in progress of this conductor's
+    conductor group that is not locked (those whose cast was lost, or
+    whose conductor died); never raises.
 
     :returns: how many nodes were moved on.
     """
+    group = conductors.own_group()
     return rounds.run(lambda: nodes_db.list_in_progress(
-        context, states.IN_PROGRESS, BATCH), lambda node_id: continue_node(
-        context, node_id, host=host), 'moving on provision states')
+        context, states.IN_PROGRESS, BATCH, group),
+        lambda node_id: continue_node(context, node_id, host=host),
+        'moving on provision states')

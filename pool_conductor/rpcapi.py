@@ -6,6 +6,7 @@ import time
 from oslo_log import log
 
 from pool_conductor.conf import CONF
+from pool_conductor import conductors
 from pool_conductor import context as pool_context
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
@@ -48,7 +49,7 @@ class ConductorAPI:
 
     def __init__(self):
         self._client = None
-        self._alive: list[str] = []
+        self._alive: list[tuple[str, str]] = []
         self._alive_at = 0.0
         self._lock = threading.Lock()
         self._picked: str | None = None
@@ -65,16 +66,32 @@ class ConductorAPI:
             self._client = rpc.get_client(CONF, self.RPC_API_VERSION)
         return self._client
 
-    def alive_conductors(self, context) -> list[str]:
+    def alive_with_groups(self, context) -> list[tuple[str, str]]:
+        """(hostname, conductor group) of the live conductors."""
         now = time.monotonic()
         with self._lock:
             if now - self._alive_at < self.ALIVE_CACHE_SECONDS:
                 return self._alive
-        alive = conductors_db.list_alive_hostnames(
+        alive = conductors_db.list_alive(
             context, CONF.conductor.heartbeat_timeout)
         with self._lock:
             self._alive, self._alive_at = alive, now
         return alive
+
+    def alive_conductors(self, context) -> list[str]:
+        return [host for host, _group in self.alive_with_groups(context)]
+
+    def conductor_for(self, context, node) -> str:
+        """The live conductor that serves a node (conductors.serving()).
+
+        :raises: NoValidHost when none of the node's group is alive
+        """
+        group = node.conductor_group or ''
+        host = conductors.serving(self.alive_with_groups(context),
+                                  node.uuid, group)
+        if host is None:
+            raise exception.NoValidHost(group=group)
+        return host
 
     def pick_conductor(self, context) -> str:
         """A random live conductor, the same one for a cast interval.

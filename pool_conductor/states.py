@@ -63,6 +63,8 @@ FIRST_STATE = {'active': DEPLOYING, 'deploy': DEPLOYING,
 NEXT_STATE = {DEPLOYING: ACTIVE, DELETING: CLEANING, CLEANING: AVAILABLE,
               RESCUING: RESCUE, UNRESCUING: ACTIVE}
 ENDS_IN_TARGET = (CLEANING,)
+# Where a retired node's cleaning ends instead, as in Ironic.
+RETIRED_CLEANED = MANAGEABLE
 
 # States in which a node's instance may be released while not in
 # maintenance (Ironic forbids it for active and in-progress states).

@@ -87,8 +87,8 @@ class Fleet:
         self.casts: list[int] = []
         self.worker = AllocationWorker(HOST, 1, batch_size=8)
         test.addCleanup(self.worker.stop)
-        test.patch(rpcapi.ConductorAPI, 'alive_conductors',
-                   lambda _self, _ctx: [HOST])
+        test.patch(rpcapi.ConductorAPI, 'alive_with_groups',
+                   lambda _self, _ctx: [(HOST, '')])
         test.patch(rpcapi.ConductorAPI, 'create_allocation',
                    lambda _self, _ctx, alloc_id, host:
                    self.casts.append(alloc_id))

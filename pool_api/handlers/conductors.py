@@ -8,14 +8,12 @@ from pool_api import policy
 from pool_api import render
 from pool_conductor.conf import CONF
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor import drivers
 from pool_conductor import exception
 
 FIELDS = ('hostname', 'conductor_group', 'alive', 'drivers', 'created_at',
           'updated_at', 'links')
 SHORT_FIELDS = ('hostname', 'conductor_group', 'alive', 'links')
-# Every node can be handled by every conductor: there are no driver
-# restrictions and no conductor groups.
-DRIVERS = ['fake-hardware']
 
 
 def _require_conductors_api() -> None:
@@ -26,10 +24,11 @@ def _require_conductors_api() -> None:
 def to_dict(conductor, fields) -> dict:
     values = {
         'hostname': conductor.hostname,
-        'conductor_group': '',
+        'conductor_group': conductor.conductor_group or '',
         'alive': conductors_db.is_alive(conductor,
                                         CONF.conductor.heartbeat_timeout),
-        'drivers': DRIVERS,
+        # Every conductor serves every enabled hardware type.
+        'drivers': drivers.hardware_types(),
         'created_at': render.timestamp(conductor.created_at),
         'updated_at': render.timestamp(conductor.updated_at),
         'links': links.resource_links('conductors', conductor.hostname),

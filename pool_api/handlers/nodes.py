@@ -1,5 +1,8 @@
 """Nodes: /v1/nodes, their states and their maintenance mode."""
+import re
+
 import flask
+from oslo_utils import strutils
 
 from pool_api import links
 from pool_api import microversion
@@ -11,12 +14,14 @@ from pool_api.schemas import nodes as schema
 from pool_api import validation
 from pool_conductor import binding
 from pool_conductor import claims
+from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
 from pool_conductor import deploy_templates
+from pool_conductor import drivers
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import nodes as node_changes
@@ -39,10 +44,44 @@ DEPLOY_STEP = 44
 CONFIGDRIVE_DICT = 56
 DEPLOY_STEPS = 69
 CONFIGDRIVE_VENDOR_DATA = 59
+DRIVER_INTERNAL_INFO = 3
+NETWORK_INTERFACE = 20
+DYNAMIC_INTERFACES = 31
+STORAGE_INTERFACE = 33
+RESCUE_INTERFACE = 38
+BIOS_INTERFACE = 40
+RESET_INTERFACES = 45
+CONDUCTOR_GROUP = 46
+AUTOMATED_CLEAN = 47
+PROTECTED = 48
+FIRMWARE_INTERFACE = 86
+# The version that introduced each interface field of a node.
+INTERFACE_VERSIONS = {
+    'bios_interface': BIOS_INTERFACE,
+    'boot_interface': DYNAMIC_INTERFACES,
+    'console_interface': DYNAMIC_INTERFACES,
+    'deploy_interface': DYNAMIC_INTERFACES,
+    'firmware_interface': FIRMWARE_INTERFACE,
+    'inspect_interface': DYNAMIC_INTERFACES,
+    'management_interface': DYNAMIC_INTERFACES,
+    'network_interface': NETWORK_INTERFACE,
+    'power_interface': DYNAMIC_INTERFACES,
+    'raid_interface': DYNAMIC_INTERFACES,
+    'rescue_interface': RESCUE_INTERFACE,
+    'storage_interface': STORAGE_INTERFACE,
+    'vendor_interface': DYNAMIC_INTERFACES,
+}
+# The states in which a node's interfaces may change (else only in
+# maintenance), as Ironic's.
+INTERFACE_UPDATE_STATES = (states.ENROLL, 'inspecting', 'inspect wait',
+                           states.MANAGEABLE, states.AVAILABLE)
 
 FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'traits', 'properties', 'extra', 'instance_info', 'driver_info',
-          'instance_uuid', 'allocation_uuid', 'provision_state',
+          'driver_internal_info', *drivers.FIELDS, 'conductor_group',
+          'conductor', 'automated_clean', 'protected', 'protected_reason',
+          'retired', 'retired_reason', 'instance_uuid',
+          'allocation_uuid', 'provision_state',
           'target_provision_state', 'provision_updated_at', 'power_state',
           'target_power_state', 'maintenance', 'maintenance_reason',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
@@ -64,6 +103,15 @@ NEW_FIELDS = {
     'target_raid_config': RAID_CONFIG,
     'clean_step': CLEAN_STEP,
     'deploy_step': DEPLOY_STEP,
+    'driver_internal_info': DRIVER_INTERNAL_INFO,
+    **INTERFACE_VERSIONS,
+    'conductor_group': CONDUCTOR_GROUP,
+    'conductor': microversion.CONDUCTORS,
+    'automated_clean': AUTOMATED_CLEAN,
+    'protected': PROTECTED,
+    'protected_reason': PROTECTED,
+    'retired': microversion.RETIRED,
+    'retired_reason': microversion.RETIRED,
 }
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'provision_state', 'power_state', 'resource_class',
@@ -73,21 +121,27 @@ SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
 PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'properties', 'extra', 'instance_info', 'driver_info',
              'instance_uuid', 'owner', 'lessee', 'params', 'profiles',
-             'workflow', 'stage', 'runnable')
+             'workflow', 'stage', 'runnable', 'maintenance',
+             *drivers.FIELDS, 'conductor_group', 'automated_clean',
+             'protected', 'protected_reason', 'retired', 'retired_reason')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
-                  'runnable': True}
+                  'runnable': True, 'maintenance': False, 'retired': False,
+                  'protected': False,
+                  'conductor_group': ''}
 # Maps that a patch setting them to null empties, as in Ironic.
 NULL_AS_EMPTY = ('properties', 'extra', 'instance_info', 'driver_info')
 # Read-only fields that have their own API.
 _READ_ONLY_HINTS = {
     'traits': 'Cannot update node traits via node patch. Node traits '
               'should be updated via the node traits API.',
-    'maintenance': 'Cannot update node maintenance via node patch. Use '
-                   'PUT or DELETE /v1/nodes/<node>/maintenance.',
-    'maintenance_reason': 'Cannot update node maintenance via node '
-                          'patch. Use PUT or DELETE '
+    'maintenance_reason': 'Cannot update the maintenance reason via '
+                          'node patch. Use PUT '
                           '/v1/nodes/<node>/maintenance.',
+    'driver_internal_info': 'Cannot update driver_internal_info via node '
+                            'patch: the conductors write it.',
+    'conductor': 'Cannot update conductor via node patch: it is the '
+                 'conductor that serves the node (see conductor_group).',
     'provision_state': 'Cannot update the provision state via node '
                        'patch. Use PUT /v1/nodes/<node>/states/provision.',
     'power_state': 'Cannot update the power state via node patch. Use '
@@ -99,6 +153,7 @@ _READ_ONLY_HINTS = {
               'made the node.' % field
        for field in ('broker', 'broker_ref', 'broker_token')},
 }
+CONDUCTOR_GROUP_RE = re.compile(r'^[a-zA-Z0-9_\-\.:]{0,255}$')
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
                  states.POWER_OFF: states.POWER_OFF,
                  states.REBOOT: states.POWER_ON,
@@ -126,12 +181,31 @@ def _visible_fields() -> tuple:
     return tuple(f for f in FIELDS if _visible(f))
 
 
-def to_dict(node, fields=None) -> dict:
+def _alive_conductors() -> list[tuple[str, str]]:
+    return flask.current_app.config['RPCAPI'].alive_with_groups(
+        flask.g.context)
+
+
+def conductor_of(node, alive: list[tuple[str, str]]) -> str | None:
+    """The conductor of a node as Ironic's conductor field shows it: the
+    one holding it locked, else the one driving its workflow, else the
+    live one of its conductor group that serves it."""
+    return (node.reservation or node.pool_conductor_affinity
+            or conductors.serving(alive, node.uuid,
+                                  node.conductor_group or ''))
+
+
+def to_dict(node, fields=None, alive=None) -> dict:
     """The API representation of a node.
 
     :param fields: the fields to show; ``links`` always comes along, as
         in Ironic. All fields the request version knows when None.
+    :param alive: the live conductors, for the conductor field (read
+        when not given and the field is shown).
     """
+    fields = fields or _visible_fields()
+    if 'conductor' in fields and alive is None:
+        alive = _alive_conductors()
     values = {
         'uuid': node.uuid,
         'name': node.name,
@@ -143,6 +217,18 @@ def to_dict(node, fields=None) -> dict:
         'extra': node.extra or {},
         'instance_info': node.instance_info or {},
         'driver_info': node.driver_info or {},
+        'driver_internal_info': node.driver_internal_info or {},
+        **{'%s_interface' % interface: drivers.of_node(node, interface)
+           for interface in drivers.INTERFACES
+           if '%s_interface' % interface in fields},
+        'conductor_group': node.conductor_group or '',
+        'automated_clean': node.automated_clean,
+        'protected': bool(node.protected),
+        'protected_reason': node.protected_reason,
+        'retired': bool(node.retired),
+        'retired_reason': node.retired_reason,
+        'conductor': (conductor_of(node, alive) if 'conductor' in fields
+                      else None),
         'instance_uuid': node.instance_uuid,
         'allocation_uuid': node.allocation_uuid,
         'provision_state': node.provision_state,
@@ -176,7 +262,7 @@ def to_dict(node, fields=None) -> dict:
         'deploy_step': node.deploy_step or {},
         'links': links.resource_links('nodes', node.uuid),
     }
-    return render.select(values, fields or _visible_fields())
+    return render.select(values, fields)
 
 
 def hide_secrets(node, body: dict) -> dict:
@@ -190,6 +276,10 @@ def hide_secrets(node, body: dict) -> dict:
     if body.get('driver_info') and not policy.allowed('show_password',
                                                       target):
         body['driver_info'] = secrets.mask(body['driver_info'])
+    if body.get('driver_internal_info') and not policy.allowed(
+            'show_password', target):
+        body['driver_internal_info'] = secrets.mask(
+            body['driver_internal_info'])
     if body.get('instance_info') and not policy.allowed(
             'show_instance_secrets', target):
         info = secrets.mask(body['instance_info'])
@@ -200,9 +290,9 @@ def hide_secrets(node, body: dict) -> dict:
     return body
 
 
-def present(node, fields=None) -> dict:
+def present(node, fields=None, alive=None) -> dict:
     """A node as the caller may see it: to_dict() with secrets hidden."""
-    return hide_secrets(node, to_dict(node, fields))
+    return hide_secrets(node, to_dict(node, fields, alive))
 
 
 def node_url(node, suffix: str = '') -> str:
@@ -240,13 +330,37 @@ def _filters() -> dict:
         'owner': _filter_arg('owner', microversion.OWNER),
         'lessee': _filter_arg('lessee', microversion.LESSEE),
         'driver': _filter_arg('driver', DRIVER_FILTER),
+        'conductor_group': _group_arg(_filter_arg('conductor_group',
+                                                  CONDUCTOR_GROUP)),
         'instance_uuid': _filter_arg('instance_uuid'),
         'maintenance': params.get_bool('maintenance'),
+        'retired': _retired_arg(),
         'associated': params.get_bool('associated'),
     }
     common.check_uuid(filters['instance_uuid'], 'instance_uuid')
     filters['match'] = _match_filters()
     return filters
+
+
+def _retired_arg() -> bool | None:
+    value = params.get_bool('retired')
+    if value is not None:
+        _require_version(microversion.RETIRED, 'The retired filter')
+    return value
+
+
+def _group_arg(value: str | None) -> str | None:
+    """A conductor group, checked and lower-cased as Ironic keeps it.
+
+    :raises: InvalidParameterValue
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or not CONDUCTOR_GROUP_RE.match(value):
+        raise exception.InvalidParameterValue(
+            err='Invalid conductor_group "%s": it may have only letters, '
+                'digits and the characters _-.: (at most 255).' % value)
+    return value.lower()
 
 
 def _match_filters() -> list:
@@ -280,11 +394,20 @@ def _list(detail: bool):
         [k for k in SORT_KEYS if _visible(k)])
     filters = _filters()
     filters['project'] = project
+    conductor = _filter_arg('conductor', microversion.CONDUCTORS)
     nodes = nodes_db.list_nodes(flask.g.context, filters, limit=limit,
                                 marker=params.get_marker(),
                                 sort_key=sort_key, sort_dir=sort_dir)
+    alive = None
+    if conductor is not None or 'conductor' in fields:
+        alive = _alive_conductors()
+    shown = nodes
+    if conductor is not None:
+        # As in Ironic, the page read is filtered: it may come out
+        # shorter than the limit, and the next link follows the page.
+        shown = [n for n in nodes if conductor_of(n, alive) == conductor]
     return params.page('nodes', nodes, limit,
-                       [present(n, fields) for n in nodes])
+                       [present(n, fields, alive) for n in shown])
 
 
 def list_nodes():
@@ -323,7 +446,15 @@ def create_node():
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_name(body.get('name'), 'node')
     check_pool_references(body)
+    _booleans(body, ('retired', 'automated_clean'))
+    if body.get('retired_reason') and not body.get('retired'):
+        raise exception.InvalidParameterValue(
+            err='The retired_reason field can only be set when retired is '
+                'True')
     values = {k: v for k, v in body.items() if v is not None}
+    values.update(drivers.check_interfaces(body['driver'], body,
+                                           reset=True))
+    values['conductor_group'] = _group_arg(body.get('conductor_group')) or ''
     values.update(
         provision_state=(states.ENROLL
                          if microversion.at_least(microversion.ENROLL)
@@ -368,11 +499,111 @@ def _check_patch_paths(patch) -> None:
         _reject_newer_fields([root], 'Updating the field')
 
 
+def _reset_interfaces(patch) -> bool:
+    """The reset_interfaces parameter of a PATCH (version 1.45).
+
+    :raises: NotAcceptable below 1.45, Invalid without a driver change
+    """
+    reset = params.get_bool('reset_interfaces')
+    if reset is None:
+        return False
+    _require_version(RESET_INTERFACES, 'The reset_interfaces parameter')
+    if reset and not any(op['path'] == '/driver' for op in patch):
+        raise exception.Invalid('The reset_interfaces parameter can only '
+                                'be used when changing the node\'s driver.')
+    return reset
+
+
+def _booleans(values: dict, names=('maintenance', 'retired', 'protected',
+                                    'automated_clean')) -> None:
+    """Booleans given as strings, as Ironic takes them ("true"); null is
+    false (automated_clean keeps null: the conductors' default).
+
+    :raises: InvalidParameterValue
+    """
+    for name in names:
+        value = values.get(name)
+        if isinstance(value, str):
+            try:
+                values[name] = strutils.bool_from_string(value, strict=True)
+            except ValueError:
+                raise exception.InvalidParameterValue(
+                    err='Invalid %s "%s": a boolean is expected.'
+                        % (name, value)) from None
+        elif value is None and name in values and name != 'automated_clean':
+            values[name] = False
+
+
+def _check_retired(node, changed: dict, after: dict) -> None:
+    """Ironic's rules of retirement: not for an available node, with a
+    reason only when retired, and the reason goes when the node comes
+    back.
+
+    :raises: NodeInWrongState, InvalidParameterValue
+    """
+    if 'retired' in changed:
+        if not changed['retired']:
+            changed['retired_reason'] = None
+        elif node.provision_state == states.AVAILABLE:
+            raise exception.NodeInWrongState(
+                err="Node %s can not have 'retired' set in provision state "
+                    "'available', the current state is '%s'"
+                    % (node.uuid, node.provision_state))
+    if changed.get('retired_reason') and not after.get('retired'):
+        raise exception.InvalidParameterValue(
+            err='The retired_reason field can only be set when retired is '
+                'True')
+
+
+def _check_protected(node, changed: dict, after: dict) -> None:
+    """Ironic's rules of protection: only for an active node, with a
+    reason only when protected, and the reason goes with it.
+
+    :raises: NodeInWrongState, InvalidParameterValue
+    """
+    if 'protected' in changed:
+        if not changed['protected']:
+            changed['protected_reason'] = None
+        elif node.provision_state != states.ACTIVE:
+            raise exception.NodeInWrongState(
+                err="Node %s can only be made protected in provision states "
+                    "'active' or 'rescue', the current state is '%s'"
+                    % (node.uuid, node.provision_state))
+    if changed.get('protected_reason') and not after.get('protected'):
+        raise exception.InvalidParameterValue(
+            err='The protected_reason field can only be set when protected '
+                'is True')
+
+
+def _interface_changes(node, after: dict, changed: dict,
+                       reset: bool) -> dict:
+    """The interface fields a patch changes, checked and resolved (a
+    null one is the default), and reset ones as Ironic resets them.
+
+    :raises: InterfaceNotEnabled, NodeInWrongState
+    """
+    named = {f: after[f] for f in drivers.FIELDS if f in changed}
+    if not named and not (reset and 'driver' in changed):
+        return {}
+    if named and not (node.provision_state in INTERFACE_UPDATE_STATES
+                      or after.get('maintenance')):
+        raise exception.NodeInWrongState(
+            err='Node %s can not have %s updated unless it is in one of '
+                'allowed (%s) states or in maintenance mode. Current state '
+                'is \'%s\'.' % (node.uuid, ', '.join(sorted(named)),
+                                 ', '.join(INTERFACE_UPDATE_STATES),
+                                 node.provision_state))
+    resolved = drivers.check_interfaces(after['driver'], named, reset=reset)
+    return {f: v for f, v in resolved.items()
+            if f in named or v != getattr(node, f)}
+
+
 def update_node(node_ident):
     """Change fields of a node (JSON Patch)."""
     node = get_authorized(node_ident, 'baremetal:node:update')
     patch = validation.json_body()
     _check_patch_paths(patch)
+    reset = _reset_interfaces(patch)
     context = flask.g.context
     before = to_dict(node)
     patchable = [f for f in PATCHABLE if _visible(f)]
@@ -380,10 +611,22 @@ def update_node(node_ident):
     for field in NULL_AS_EMPTY:
         if after.get(field, {}) is None:
             after[field] = {}
+    _booleans(after)
+    if 'conductor_group' in after:
+        after['conductor_group'] = _group_arg(after['conductor_group']
+                                              or '')
     validation.validate(schema.UPDATE, {f: after[f] for f in patchable})
     common.check_name(after['name'], 'node')
     common.check_uuid(after['instance_uuid'], 'instance_uuid')
     changed = validation.changes(before, after, patchable)
+    changed.update(_interface_changes(node, after, changed, reset))
+    _check_retired(node, changed, after)
+    _check_protected(node, changed, after)
+    if 'automated_clean' in changed and changed['automated_clean'] is False:
+        policy.authorize('baremetal:node:disable_cleaning')
+    if 'maintenance' in changed and not changed['maintenance']:
+        # As Ironic: leaving maintenance by a patch clears its reason.
+        changed['maintenance_reason'] = None
     reported = {op['path'].split('/')[1] for op in patch} & {'stage',
                                                              'runnable'}
     if reported:
@@ -418,6 +661,8 @@ def update_node(node_ident):
 def delete_node(node_ident):
     context = flask.g.context
     node = get_authorized(node_ident, 'baremetal:node:delete')
+    if node.protected:
+        raise exception.NodeProtected(node=node.uuid)
     # In maintenance a node goes away with its instance and allocation.
     if node.instance_uuid is not None and not node.maintenance:
         raise exception.NodeAssociated(node=node.uuid,
@@ -581,6 +826,10 @@ def set_provision_state(node_ident):
                 % (verb, ', '.join(states.VERBS)))
     if verb in VERB_VERSIONS:
         _require_version(VERB_VERSIONS[verb], 'The "%s" action' % verb)
+    if verb in ('deleted', 'undeploy') and node.protected:
+        raise exception.NodeProtected(node=node.uuid)
+    if verb == 'provide' and node.retired:
+        raise exception.NodeIsRetired(op='providing', node=node.uuid)
     context = flask.g.context
     if node.maintenance and verb in MAINTENANCE_REFUSED:
         raise exception.InvalidState(

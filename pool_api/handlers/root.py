@@ -38,6 +38,8 @@ def get_v1():
                   links.link('/nodes/', 'bookmark')],
         'ports': [links.link('/v1/ports/'),
                   links.link('/ports/', 'bookmark')],
+        'drivers': [links.link('/v1/drivers/'),
+                    links.link('/drivers/', 'bookmark')],
         'version': _version(),
     }
     if microversion.at_least(microversion.ALLOCATIONS):

@@ -9,6 +9,9 @@ RESOURCE_CLASS = {'type': ['string', 'null'], 'maxLength': 80}
 DICT = common.MAP
 INSTANCE_UUID = {'type': ['string', 'null'], 'maxLength': 36}
 
+INTERFACE = {'type': ['string', 'null'], 'maxLength': 255}
+CONDUCTOR_GROUP = {'type': ['string', 'null'], 'maxLength': 255}
+
 # The writable fields of a node, shared by creation and updates.
 _FIELDS = {
     'name': common.NULLABLE_NAME,
@@ -24,18 +27,23 @@ _FIELDS = {
     'params': pools.PARAMS,
     'profiles': common.NAMES,
     'workflow': common.NULLABLE_NAME,
+    'conductor_group': CONDUCTOR_GROUP,
+    'retired': {'type': ['boolean', 'string', 'null'], 'maxLength': 10},
+    'automated_clean': {'type': ['boolean', 'string', 'null'],
+                        'maxLength': 10},
+    'retired_reason': {'type': ['string', 'null'], 'maxLength': 4096},
+    **{'%s_interface' % name: INTERFACE
+       for name in ('bios', 'boot', 'console', 'deploy', 'firmware',
+                    'inspect', 'management', 'network', 'power', 'raid',
+                    'rescue', 'storage', 'vendor')},
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
-# hardware, chassis or console; instance_uuid and maintenance have their
-# own writers): accepted as null, which Ironic takes as absent.
+# chassis or console; instance_uuid and maintenance have their own
+# writers): accepted as null, which Ironic takes as absent.
 IRONIC_ONLY_FIELDS = (
-    'automated_clean', 'bios_interface', 'boot_interface', 'chassis_uuid',
-    'conductor_group', 'console_enabled', 'console_interface',
-    'deploy_interface', 'inspect_interface', 'instance_uuid', 'maintenance',
-    'management_interface', 'network_data', 'network_interface',
-    'power_interface', 'raid_interface', 'rescue_interface', 'retired',
-    'retired_reason', 'storage_interface', 'vendor_interface')
+    'chassis_uuid', 'console_enabled', 'instance_uuid', 'maintenance',
+    'network_data')
 
 # On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
@@ -56,7 +64,13 @@ UPDATE = {
     'type': 'object',
     'properties': {'instance_uuid': INSTANCE_UUID, **_FIELDS,
                    'stage': common.NULLABLE_NAME,
-                   'runnable': {'type': 'boolean'}},
+                   'runnable': {'type': 'boolean'},
+                   'maintenance': {'type': 'boolean'},
+                   'retired': {'type': 'boolean'},
+                   'automated_clean': {'type': ['boolean', 'null']},
+                   'protected': {'type': 'boolean'},
+                   'protected_reason': {'type': ['string', 'null'],
+                                        'maxLength': 4096}},
     'required': ['driver'],
 }
 
@@ -169,6 +183,13 @@ MAINTENANCE = {
     'additionalProperties': False,
 }
 
+INDICATOR_STATE = {
+    'type': 'object',
+    'properties': {'state': {'type': 'string', 'maxLength': 255}},
+    'required': ['state'],
+    'additionalProperties': False,
+}
+
 TRAITS = {
     'type': 'object',
     'properties': {'traits': common.TRAITS},
@@ -184,7 +205,10 @@ FILTERS = {
     'owner': {'type': 'string', 'maxLength': 255},
     'lessee': {'type': 'string', 'maxLength': 255},
     'driver': {'type': 'string', 'maxLength': 255},
+    'conductor_group': {'type': 'string', 'maxLength': 255},
+    'conductor': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},
+    'retired': {'type': 'boolean'},
     'associated': {'type': 'boolean'},
 }

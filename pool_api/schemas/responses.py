@@ -11,6 +11,7 @@ from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_conductor import candidates
 from pool_conductor import deploy_checks
+from pool_conductor import drivers
 from pool_conductor import events
 from pool_conductor import states
 
@@ -47,6 +48,15 @@ NODE_FIELDS = {
     'extra': _OBJECT,
     'instance_info': _OBJECT,
     'driver_info': _OBJECT,
+    'driver_internal_info': _OBJECT,
+    **dict.fromkeys(drivers.FIELDS, _NULLABLE_STRING),
+    'conductor_group': STRING,
+    'conductor': _NULLABLE_STRING,
+    'automated_clean': {'type': ['boolean', 'null']},
+    'protected': _BOOLEAN,
+    'protected_reason': _NULLABLE_STRING,
+    'retired': _BOOLEAN,
+    'retired_reason': _NULLABLE_STRING,
     'instance_uuid': _NULLABLE_STRING,
     'allocation_uuid': _NULLABLE_STRING,
     'provision_state': _NULLABLE_STRING,
@@ -122,6 +132,18 @@ CONDUCTOR_FIELDS = {
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
+}
+
+DRIVER_FIELDS = {
+    'name': STRING,
+    'hosts': _STRINGS,
+    'type': STRING,
+    'links': _LINKS,
+    'properties': _LINKS,
+    **{key: value for interface in drivers.INTERFACES
+       for key, value in (('default_%s_interface' % interface,
+                           _NULLABLE_STRING),
+                          ('enabled_%s_interfaces' % interface, _STRINGS))},
 }
 
 _ACTIONS = pool_schemas.TRANSITION_ACTIONS
@@ -398,6 +420,7 @@ SCHEMAS = {
         'nodes': _LINKS,
         'ports': _LINKS,
         'allocations': _LINKS,
+        'drivers': _LINKS,
         'version': _ref('Version'),
     }, required=('id', 'links', 'media_types', 'nodes', 'version'),
         description='allocations appears from version 1.%d on.'
@@ -441,6 +464,14 @@ SCHEMAS = {
         required=deploy_checks.INTERFACES,
         description='A reason comes with a false result only.'),
     'Traits': _object({'traits': _STRINGS}, required=('traits',)),
+    'IndicatorList': _object({
+        'indicators': {'type': 'array', 'items': _object({
+            'name': STRING, 'component': STRING, 'readonly': _BOOLEAN,
+            'states': _STRINGS, 'links': _LINKS},
+            required=('name', 'component', 'readonly', 'states',
+                      'links'))},
+    }, required=('indicators',)),
+    'IndicatorState': _object({'state': STRING}, required=('state',)),
     'Allocation': _object(
         ALLOCATION_FIELDS, required=('links',),
         description='An allocation. Which fields it has depends on the '
@@ -485,6 +516,16 @@ SCHEMAS = {
         'vifs': {'type': 'array', 'items': _object(
             {'id': STRING}, required=('id',))},
     }, required=('vifs',)),
+    'Driver': _object(
+        DRIVER_FIELDS, required=('links',),
+        description='A driver (hardware type). Which fields it has '
+                    'depends on the requested version, detail and the '
+                    'fields parameter.'),
+    'DriverList': _object({
+        'drivers': {'type': 'array', 'items': _ref('Driver')},
+    }, required=('drivers',)),
+    'DriverProperties': {'type': 'object',
+                         'additionalProperties': STRING},
     'Conductor': _object(
         CONDUCTOR_FIELDS, required=('links',),
         description='A conductor; alive when it is online and its last '

@@ -2,6 +2,15 @@
 from oslo_config import cfg
 
 opts = [
+    cfg.StrOpt('conductor_group',
+               default='',
+               regex=r'^[a-zA-Z0-9_\-\.:]*$',
+               max_length=255,
+               help='The conductor group of this conductor, as in Ironic. '
+                    'A node whose conductor_group is set is served only by '
+                    'the conductors of that group (its provision state '
+                    'changes are moved on by them); a node without one by '
+                    'the conductors without one. Case-insensitive.'),
     cfg.IntOpt('heartbeat_interval',
                default=5,
                min=1,

@@ -4,6 +4,46 @@ import socket
 
 from oslo_config import cfg
 
+# The driver interfaces of a node, as Ironic names them, with the
+# implementations pool enables by default. Every implementation of pool is
+# fake-hardware's: a node has no hardware behind it, so each interface
+# records its calls and answers as Ironic's fake one does, whatever its
+# name. The first of each list is the default of a node that names none.
+INTERFACE_DEFAULTS = {
+    'bios': ['fake', 'no-bios'],
+    'boot': ['fake', 'ipxe', 'pxe'],
+    'console': ['fake', 'no-console'],
+    'deploy': ['fake', 'direct', 'ramdisk'],
+    'firmware': ['fake', 'no-firmware'],
+    'inspect': ['fake', 'no-inspect', 'agent'],
+    'management': ['fake', 'ipmitool', 'redfish'],
+    'network': ['flat', 'noop'],
+    'power': ['fake', 'ipmitool', 'redfish'],
+    'raid': ['fake', 'no-raid', 'agent'],
+    'rescue': ['fake', 'no-rescue', 'agent'],
+    'storage': ['noop', 'fake', 'cinder'],
+    'vendor': ['fake', 'no-vendor', 'ipmitool'],
+}
+
+
+def _interface_opts(name: str, enabled: list[str]) -> list[cfg.Opt]:
+    return [
+        cfg.ListOpt('enabled_%s_interfaces' % name,
+                    default=enabled,
+                    help='The %s interfaces a node may have (the '
+                         '%s_interface field). Pool has no hardware behind '
+                         'its nodes: each behaves as Ironic\'s fake one, and '
+                         'the name is recorded for the clients that read '
+                         'it. A node created or updated with another one is '
+                         'refused.' % (name, name)),
+        cfg.StrOpt('default_%s_interface' % name,
+                   help='The %s interface given to a node that names none '
+                        '(and to one whose interfaces are reset). Unset: '
+                        'the first of enabled_%s_interfaces. It must be '
+                        'one of those.' % (name, name)),
+    ]
+
+
 opts = [
     cfg.StrOpt('host',
                default=socket.gethostname(),
@@ -56,6 +96,14 @@ opts = [
                 help='The topics notifications are sent to: Ironic\'s by '
                      'default, so that consumers of Ironic\'s versioned '
                      'notifications receive pool\'s.'),
+    cfg.ListOpt('enabled_hardware_types',
+                default=['fake-hardware'],
+                help='The hardware types (drivers) GET /v1/drivers lists as '
+                     'served by the conductors. A node may name any driver; '
+                     'every driver has the enabled interfaces of the '
+                     '[DEFAULT] enabled_*_interfaces options.'),
+    *[opt for name, enabled in INTERFACE_DEFAULTS.items()
+      for opt in _interface_opts(name, enabled)],
 ]
 
 

@@ -49,7 +49,7 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'pool_allocated', 'pool_wait_stage', 'pool_destination', 'params',
     'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at',
     'console_enabled', 'clean_step', 'deploy_step', 'provision_steps',
-    'target_raid_config', 'raid_config'))
+    'target_raid_config', 'raid_config', 'retired'))
 
 # The allocate actions of a node's pool, read with the node by the
 # searches for free nodes (a sub-select does not lock the pool's row).

@@ -12,9 +12,10 @@ from pool_conductor import exception
 ONLINE, OFFLINE = 'online', 'offline'
 
 
-def register_conductor(context, hostname: str) -> str | None:
-    """Mark a conductor online (a heartbeat), creating its row on first
-    start.
+def register_conductor(context, hostname: str,
+                       group: str = '') -> str | None:
+    """Mark a conductor online (a heartbeat) in its conductor group,
+    creating its row on first start.
 
     :returns: what it was before: ONLINE, OFFLINE, or None when it had
         no row.
@@ -27,23 +28,26 @@ def register_conductor(context, hostname: str) -> str | None:
             res = session.execute(
                 sa.update(conductor)
                 .where(conductor.hostname == hostname, where)
-                .values(online=True, updated_at=api.utcnow()))
+                .values(online=True, updated_at=api.utcnow(),
+                        conductor_group=group))
             if res.rowcount:
                 return before
     try:
         with api.writer(context) as session:
             session.add(conductor(hostname=hostname, online=True,
-                                  updated_at=api.utcnow()))
+                                  updated_at=api.utcnow(),
+                                  conductor_group=group))
             session.flush()
     except db_exc.DBDuplicateEntry:
-        return register_conductor(context, hostname)
+        return register_conductor(context, hostname, group)
     return None
 
 
-def touch_conductor(context, hostname: str) -> str | None:
+def touch_conductor(context, hostname: str,
+                    group: str = '') -> str | None:
     """Record a heartbeat of a conductor; what it was before (see
     register_conductor())."""
-    return register_conductor(context, hostname)
+    return register_conductor(context, hostname, group)
 
 
 def unregister_conductor(context, hostname: str) -> bool:
@@ -116,6 +120,19 @@ def list_alive_hostnames(context, timeout: int) -> list[str]:
             .where(models.Conductor.online.is_(True),
                    models.Conductor.updated_at >= since)
             .order_by(models.Conductor.hostname)))
+
+
+def list_alive(context, timeout: int) -> list[tuple[str, str]]:
+    """(hostname, conductor_group) of the conductors online whose last
+    heartbeat is recent, by hostname."""
+    since = api.utcnow() - datetime.timedelta(seconds=timeout)
+    with api.reader(context) as session:
+        return [tuple(row) for row in session.execute(
+            sa.select(models.Conductor.hostname,
+                      models.Conductor.conductor_group)
+            .where(models.Conductor.online.is_(True),
+                   models.Conductor.updated_at >= since)
+            .order_by(models.Conductor.hostname))]
 
 
 def clear_node_reservations(context, hostname: str) -> int:

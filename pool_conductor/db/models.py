@@ -165,6 +165,53 @@ class Node(TimestampMixin, Base):
     # The clean or deploy steps still to run in the provision state in
     # progress, in order (Ironic keeps them in driver_internal_info).
     provision_steps: orm.Mapped[list | None] = orm.mapped_column(JSONType)
+    # The driver interfaces (pool_conductor.drivers); NULL in rows made
+    # before they were recorded, which show the defaults.
+    bios_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    boot_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    console_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    deploy_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    firmware_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    inspect_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    management_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    network_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    power_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    raid_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    rescue_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    storage_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    vendor_interface: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    # The conductors that serve the node: those of this group.
+    conductor_group: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255), default='')
+    driver_internal_info: orm.Mapped[dict | None] = orm.mapped_column(
+        JSONType, default=dict)
+    # A retired node is not provided again; undeployed, it becomes
+    # manageable.
+    retired: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, server_default=sa.false(),
+        nullable=False)
+    retired_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # A protected node is not undeployed nor deleted.
+    protected: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, server_default=sa.false(),
+        nullable=False)
+    protected_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Ironic's per-node cleaning switch (null: the conductors' default).
+    automated_clean: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean)
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -269,6 +316,8 @@ class Conductor(TimestampMixin, Base):
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     hostname: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     online: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True)
+    conductor_group: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255), default='')
 
 
 class Pool(TimestampMixin, Base):

@@ -90,8 +90,9 @@ def list_nodes(context, filters: dict, limit: int | None = None,
                     'driver', 'conductor_group'):
             if filters.get(key) is not None and hasattr(node, key):
                 q = q.where(getattr(node, key) == filters[key])
-        if filters.get('maintenance') is not None:
-            q = q.where(node.maintenance == filters['maintenance'])
+        for key in ('maintenance', 'retired'):
+            if filters.get(key) is not None:
+                q = q.where(getattr(node, key) == filters[key])
         if filters.get('associated') is not None:
             q = q.where(node.instance_uuid.is_not(None)
                         if filters['associated']
@@ -189,14 +190,18 @@ def delete_node(conn, node_id: int) -> None:
 _NODES = models.Node.__table__
 
 
-def list_in_progress(context, provision_states, limit: int) -> list[int]:
-    """Ids of nodes in one of provision_states that no conductor holds,
-    the longest waiting first."""
+def list_in_progress(context, provision_states, limit: int,
+                     conductor_group: str | None = None) -> list[int]:
+    """Ids of nodes in one of provision_states that no conductor holds
+    (of a conductor group, when given), the longest waiting first."""
+    where = [_NODES.c.provision_state.in_(list(provision_states)),
+             _NODES.c.reservation.is_(None)]
+    if conductor_group is not None:
+        where.append(_NODES.c.conductor_group == conductor_group)
     with api.reader(context) as session:
         return list(session.execute(
             sa.select(_NODES.c.id)
-            .where(_NODES.c.provision_state.in_(list(provision_states)),
-                   _NODES.c.reservation.is_(None))
+            .where(*where)
             .order_by(_NODES.c.provision_updated_at, _NODES.c.id)
             .limit(limit)).scalars())
 

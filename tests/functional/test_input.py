@@ -25,8 +25,8 @@ class InputMixin:
     def setUp(self):
         super().setUp()
         self.app = base.noauth_app(self)
-        alive = mock.patch.object(rpcapi.ConductorAPI, 'alive_conductors',
-                                  lambda _self, _ctx: ['test-host'])
+        alive = mock.patch.object(rpcapi.ConductorAPI, 'alive_with_groups',
+                                  lambda _self, _ctx: [('test-host', '')])
         alive.start()
         self.addCleanup(alive.stop)
         status, text = self.call('POST', '/v1/nodes',

@@ -77,8 +77,8 @@ class TenancyMixin:
         policy_opts.set_defaults(CONF)
         self.config(policy_file=path, group='oslo_policy')
         self.app = pool_app.create_app()
-        alive = mock.patch.object(rpcapi.ConductorAPI, 'alive_conductors',
-                                  lambda _self, _ctx: ['test-host'])
+        alive = mock.patch.object(rpcapi.ConductorAPI, 'alive_with_groups',
+                                  lambda _self, _ctx: [('test-host', '')])
         alive.start()
         self.addCleanup(alive.stop)
         self.context = pool_context.get_admin_context()

@@ -2,11 +2,14 @@
 import json
 
 from pool_api import app as pool_app
+from pool_api import microversion
 from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from tests import base
 
-LATEST = '1.60'
+LATEST = microversion.to_string(microversion.MAX_VERSION)
+# The first version pool does not serve.
+ABOVE = microversion.to_string((1, microversion.MAX_VERSION[1] + 1))
 
 
 class APITestCase(base.TestCase):
@@ -26,8 +29,12 @@ class APITestCase(base.TestCase):
         self.client = self.app.test_client()
         self.casts = []
         self.alive = ['test-host']
-        self.patch(rpcapi.ConductorAPI, 'alive_conductors',
-                   lambda _self, _ctx: list(self.alive))
+        # The conductor group of each conductor of self.alive, '' if
+        # absent.
+        self.groups = {}
+        self.patch(rpcapi.ConductorAPI, 'alive_with_groups',
+                   lambda _self, _ctx: [(host, self.groups.get(host, ''))
+                                        for host in self.alive])
         self.real_create_allocation = rpcapi.ConductorAPI.create_allocation
         self.patch(rpcapi.ConductorAPI, 'create_allocation',
                    lambda _self, _ctx, alloc_id, host:

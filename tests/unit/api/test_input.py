@@ -45,6 +45,7 @@ _OBJECT = '{"target": %s}'
 BODIES = {
     'NodeCreate': '{"driver": "fake-hardware", "extra": {"k": %s}}',
     'NodeParams': '{"k": %s}',
+    'NodeIndicatorState': '{"state": %s}',
     'AllocationCreate': '{"resource_class": "rc", "extra": {"k": %s}}',
     'PoolCreate': '{"name": "p2", "params": {"k": %s}}',
     'ProfileCreate': '{"name": "pr2", "params": {"k": %s}}',
@@ -116,7 +117,8 @@ class TestBodyBoundary(base.APITestCase):
                             'workflow_name': 'wf', 'port_uuid': port_uuid,
                             'broker_name': 'cloud', 'provider_name': 'pv',
                             'claim_ident': 'c1',
-                            'template_ident': 'CUSTOM_A'}
+                            'template_ident': 'CUSTOM_A',
+                            'indicator': 'led@system'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -138,7 +140,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(35, len(body_routes()))
+        self.assertEqual(36, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

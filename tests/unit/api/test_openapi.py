@@ -124,7 +124,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
         openapi_spec_validator.validate(served)
         self.assertEqual([{'url': 'http://localhost'}], served['servers'])
         self.assertEqual('pool', served['info']['title'])
-        self.assertEqual('1.60', served['info']['version'])
+        self.assertEqual(base.LATEST, served['info']['version'])
         served.pop('servers')
         expected = json.loads(json.dumps(self.document))
         expected.pop('servers')
@@ -137,7 +137,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                                        value})
             self.assertEqual(200, resp.status_code, value)
             self.assertNotIn('X-OpenStack-Ironic-API-Version', resp.headers)
-            self.assertEqual('1.60', resp.headers[
+            self.assertEqual(base.LATEST, resp.headers[
                 'X-OpenStack-Ironic-API-Maximum-Version'])
 
     def test_every_route_is_documented(self):
@@ -223,6 +223,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/deploy_templates/{template_ident}', 'patch'):
                 validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/traits', 'put'): node_schemas.TRAITS,
+            ('/v1/nodes/{node_ident}/management/indicators/{indicator}',
+             'put'): node_schemas.INDICATOR_STATE,
             ('/v1/allocations', 'post'): allocation_schemas.CREATE,
             ('/v1/allocations/{allocation_ident}', 'patch'):
                 validation.PATCH_SCHEMA,
@@ -313,7 +315,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
         self.assertEqual('X-OpenStack-Ironic-API-Version', header['name'])
         self.assertEqual('header', header['in'])
         self.assertIn('1.1', header['schema']['enum'])
-        self.assertIn('1.60', header['schema']['enum'])
+        self.assertIn(base.LATEST, header['schema']['enum'])
         self.assertIn('latest', header['schema']['enum'])
         get_node = self.document['paths']['/v1/nodes/{node_ident}']['get']
         self.assertIn({'$ref': '#/components/parameters/Microversion'},

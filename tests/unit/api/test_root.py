@@ -15,7 +15,7 @@ class RootAPITestCase(base.APITestCase):
 
     def assertRangeHeaders(self, resp):
         self.assertEqual('1.1', resp.headers[MIN])
-        self.assertEqual('1.60', resp.headers[MAX])
+        self.assertEqual(base.LATEST, resp.headers[MAX])
 
     def test_root(self):
         resp = self.unversioned('GET', '/')
@@ -26,7 +26,7 @@ class RootAPITestCase(base.APITestCase):
         version = body['default_version']
         self.assertEqual('v1', version['id'])
         self.assertEqual('1.1', version['min_version'])
-        self.assertEqual('1.60', version['version'])
+        self.assertEqual(base.LATEST, version['version'])
         self.assertEqual('CURRENT', version['status'])
         self.assertEqual([{'href': 'http://localhost/v1/', 'rel': 'self'}],
                          version['links'])
@@ -44,7 +44,7 @@ class RootAPITestCase(base.APITestCase):
         self.assertEqual(200, resp.status_code)
         body = resp.get_json()
         self.assertEqual('v1', body['id'])
-        self.assertEqual('1.60', body['version']['version'])
+        self.assertEqual(base.LATEST, body['version']['version'])
         self.assertEqual('1.1', body['version']['min_version'])
         self.assertEqual(
             [{'href': 'http://localhost/v1/nodes/', 'rel': 'self'},
@@ -104,7 +104,7 @@ class RootAPITestCase(base.APITestCase):
         for headers in ({VERSION: 'latest'}, {OPENSTACK: 'baremetal latest'}):
             resp = self.unversioned('GET', '/v1', headers)
             self.assertEqual(200, resp.status_code)
-            self.assertEqual('1.60', resp.headers[VERSION])
+            self.assertEqual(base.LATEST, resp.headers[VERSION])
 
     def test_no_header_is_1_1(self):
         self.create_node(name='node-1')
@@ -121,15 +121,15 @@ class RootAPITestCase(base.APITestCase):
         self.assertEqual('available', resp.get_json()['provision_state'])
 
     def test_unsupported_versions_are_406(self):
-        for value in ('1.61', '1.0', '2.0', '1.999'):
+        for value in (base.ABOVE, '1.0', '2.0', '1.999'):
             resp = self.get('/v1/nodes', version=value)
             self.assertError(406, resp, value)
             self.assertRangeHeaders(resp)
             self.assertNotIn(VERSION, resp.headers)
 
     def test_406_names_the_supported_range(self):
-        resp = self.get('/v1', version='1.61')
-        self.assertError(406, resp, '[1.1, 1.60]')
+        resp = self.get('/v1', version=base.ABOVE)
+        self.assertError(406, resp, '[1.1, %s]' % base.LATEST)
 
     def test_malformed_version_is_400(self):
         for value in ('1', 'one.two', '1.2.3', '01.5', '1.05', 'v1.5'):

@@ -508,3 +508,42 @@ class NodeActionEventsTestCase(Watched, base.APITestCase):
         # The deploy step (priority 100) before the template's (90).
         self.assertEqual(['create_configuration', 'deploy',
                           'factory_reset'], [s['step'] for s in steps if s])
+
+
+class NodePatchEventsTestCase(Watched, base.APITestCase):
+    """The node fields a PATCH may change: interfaces, conductor group,
+    maintenance, protection and retirement."""
+
+    def patch_node(self, ops):
+        resp = self.patch_json('/v1/nodes/n1', ops)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+
+    def test_each_patch_is_recorded(self):
+        resp = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'name': 'n1'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        uuid = resp.get_json()['uuid']
+        self.patch_node([
+            {'op': 'replace', 'path': '/boot_interface', 'value': 'pxe'},
+            {'op': 'add', 'path': '/conductor_group', 'value': 'g'}])
+        self.patch_node([{'op': 'replace', 'path': '/maintenance',
+                          'value': True}])
+        self.patch_node([{'op': 'replace', 'path': '/retired',
+                          'value': True},
+                         {'op': 'add', 'path': '/automated_clean',
+                          'value': False}])
+        # A refused change records nothing.
+        resp = self.patch_json('/v1/nodes/n1', [
+            {'op': 'replace', 'path': '/protected', 'value': True}])
+        self.assertEqual(409, resp.status_code, resp.get_data())
+        found = recorded(self.context, object_uuid=uuid)
+        self.assertEqual(['baremetal.node.create.end',
+                          'baremetal.node.update.end',
+                          'baremetal.node.maintenance_set.end',
+                          'baremetal.node.update.end'],
+                         [e.event_type for e in found])
+        data = found[1].payload['ironic_object.data']
+        self.assertEqual(('pxe', 'g'), (data['boot_interface'],
+                                        data['conductor_group']))
+        self.assertIs(True, found[3].payload['ironic_object.data'][
+            'retired'])
