@@ -20,6 +20,7 @@ from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import responses as response_schemas
 from pool_api import validation
@@ -54,6 +55,8 @@ def _request_schemas() -> dict:
         'PortCreate': port_schemas.CREATE,
         'PortUpdate': port_schemas.UPDATE,
         'VIF': port_schemas.VIF,
+        'PortgroupCreate': portgroup_schemas.CREATE,
+        'PortgroupUpdate': portgroup_schemas.UPDATE,
         'JSONPatch': validation.PATCH_SCHEMA,
         'PoolCreate': pool_schemas.POOL_CREATE,
         'ProfileCreate': pool_schemas.PROFILE_CREATE,
@@ -374,9 +377,10 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
-            'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims', 'events',
-            'history', 'metrics', 'fleet', 'dashboard')],
+            'allocations', 'ports', 'portgroups', 'volume', 'chassis',
+            'conductors', 'pools', 'profiles', 'workflows', 'brokers',
+            'providers', 'claims', 'events', 'history', 'metrics', 'fleet',
+            'dashboard')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -14,6 +14,7 @@ from pool_api.handlers import nodes
 from pool_api.handlers import openapi
 from pool_api.handlers import pool_actions
 from pool_api.handlers import pools
+from pool_api.handlers import portgroups
 from pool_api.handlers import ports
 from pool_api.handlers import profiles
 from pool_api.handlers import providers
@@ -27,6 +28,7 @@ from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
 
 
@@ -41,6 +43,7 @@ class Route(NamedTuple):
 NODE = '/v1/nodes/<node_ident>'
 ALLOCATION = '/v1/allocations/<allocation_ident>'
 PORT = '/v1/ports/<port_uuid>'
+PORTGROUP = '/v1/portgroups/<portgroup_ident>'
 POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
@@ -56,6 +59,9 @@ _REASON = {'reason': node_schemas.MAINTENANCE['properties']['reason']}
 _MISSING = (404,)
 _PORT_LIST = {'tag': 'ports', 'response': 'PortList', 'query': _LIST,
               'sort_keys': ports.SORT_KEYS, 'errors': _MISSING}
+_PORTGROUP_LIST = {'tag': 'portgroups', 'response': 'PortgroupList',
+                   'query': _LIST, 'sort_keys': portgroups.SORT_KEYS,
+                   'errors': _MISSING}
 _WRITE = (404, 409)
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
@@ -230,11 +236,46 @@ ROUTES = [
     Route(NODE + '/ports/detail', 'GET', ports.list_node_ports_detail,
           Doc('List the ports of a node with all their fields',
               **_PORT_LIST)),
+    Route('/v1/portgroups', 'GET', portgroups.list_portgroups,
+          Doc('List port groups', filters={**portgroup_schemas.FILTERS,
+                                           **_DETAIL},
+              **_PORTGROUP_LIST)),
+    Route('/v1/portgroups', 'POST', portgroups.create_portgroup,
+          Doc('Create a port group of a node', 'portgroups', 'Portgroup',
+              status=201, body='PortgroupCreate', errors=(404, 409),
+              location=True, creates='portgroup_ident')),
+    Route('/v1/portgroups/detail', 'GET', portgroups.list_portgroups_detail,
+          Doc('List port groups with all their fields',
+              filters=portgroup_schemas.FILTERS, **_PORTGROUP_LIST)),
+    Route(PORTGROUP, 'GET', portgroups.get_portgroup,
+          Doc('Show a port group', 'portgroups', 'Portgroup', query=_FIELDS,
+              errors=_MISSING)),
+    Route(PORTGROUP, 'PATCH', portgroups.update_portgroup,
+          Doc('Update a port group (JSON Patch)', 'portgroups', 'Portgroup',
+              body='JSONPatch', errors=_WRITE)),
+    Route(PORTGROUP, 'DELETE', portgroups.delete_portgroup,
+          Doc('Delete a port group', 'portgroups', status=204,
+              errors=_WRITE)),
+    Route(PORTGROUP + '/ports', 'GET', ports.list_portgroup_ports,
+          Doc('List the ports of a port group', filters=_DETAIL,
+              **_PORT_LIST)),
+    Route(PORTGROUP + '/ports/detail', 'GET',
+          ports.list_portgroup_ports_detail,
+          Doc('List the ports of a port group with all their fields',
+              **_PORT_LIST)),
+    Route(NODE + '/portgroups', 'GET', portgroups.list_node_portgroups,
+          Doc('List the port groups of a node', filters=_DETAIL,
+              **_PORTGROUP_LIST)),
+    Route(NODE + '/portgroups/detail', 'GET',
+          portgroups.list_node_portgroups_detail,
+          Doc('List the port groups of a node with all their fields',
+              **_PORTGROUP_LIST)),
     Route(NODE + '/vifs', 'GET', vifs.list_vifs,
           Doc('List the VIFs attached to a node', 'ports', 'VIFList',
               errors=_MISSING)),
     Route(NODE + '/vifs', 'POST', vifs.attach_vif,
-          Doc('Attach a VIF to a free port of a node', 'ports',
+          Doc('Attach a VIF to a free port group or port of a node',
+              'ports',
               status=204, body='VIF', errors=_WRITE)),
     Route(NODE + '/vifs/<vif_id>', 'DELETE', vifs.detach_vif,
           Doc('Detach a VIF from a node', 'ports', status=204,

@@ -97,6 +97,7 @@ PORT_FIELDS = {
     'uuid': STRING,
     'address': STRING,
     'node_uuid': STRING,
+    'portgroup_uuid': _NULLABLE_STRING,
     'pxe_enabled': _BOOLEAN,
     'local_link_connection': _OBJECT,
     'physical_network': _NULLABLE_STRING,
@@ -106,6 +107,22 @@ PORT_FIELDS = {
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
+}
+
+PORTGROUP_FIELDS = {
+    'uuid': STRING,
+    'address': _NULLABLE_STRING,
+    'name': _NULLABLE_STRING,
+    'node_uuid': STRING,
+    'standalone_ports_supported': _BOOLEAN,
+    'internal_info': _OBJECT,
+    'extra': _OBJECT,
+    'mode': _NULLABLE_STRING,
+    'properties': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+    'ports': _LINKS,
 }
 
 CONDUCTOR_FIELDS = {
@@ -403,6 +420,16 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('ports',)),
+    'Portgroup': _object(
+        PORTGROUP_FIELDS, required=('links',),
+        description='A port group. Which fields it has depends on the '
+                    'requested version and the fields parameter; links '
+                    'are always there.'),
+    'PortgroupList': _object({
+        'portgroups': {'type': 'array', 'items': _ref('Portgroup')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('portgroups',)),
     'VIFList': _object({
         'vifs': {'type': 'array', 'items': _object(
             {'id': STRING}, required=('id',))},

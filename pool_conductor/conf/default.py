@@ -5,6 +5,13 @@ import socket
 from oslo_config import cfg
 
 opts = [
+    cfg.StrOpt('default_portgroup_mode',
+               default='active-backup',
+               help='The bonding mode of a port group created without one '
+                    '(Ironic\'s option of the same name); the Linux '
+                    'bonding modes are balance-rr, active-backup, '
+                    'balance-xor, broadcast, 802.3ad, balance-tlb and '
+                    'balance-alb.'),
     cfg.StrOpt('host',
                default=socket.gethostname(),
                sample_default='localhost',

@@ -174,10 +174,12 @@ def replace_traits(session, node_id: int, traits) -> None:
 
 
 def delete_node(conn, node_id: int) -> None:
-    """Delete a node, its traits and ports, and allocations that still
-    name it."""
-    conn.execute(sa.delete(models.Port.__table__).where(
-        models.Port.__table__.c.node_id == node_id))
+    """Delete a node, its traits, ports, port groups, volume connectors
+    and targets, and allocations that still name it."""
+    for model in (models.Port, models.Portgroup, models.VolumeConnector,
+                  models.VolumeTarget):
+        conn.execute(sa.delete(model.__table__).where(
+            model.__table__.c.node_id == node_id))
     conn.execute(sa.delete(models.Allocation.__table__).where(
         models.Allocation.__table__.c.node_id == node_id))
     conn.execute(sa.delete(models.NodeTrait.__table__).where(

@@ -53,6 +53,8 @@ BODIES = {
     'PortCreate': '{"address": "52:54:00:00:00:09", "node_uuid": "%s", '
                   '"extra": {"k": %%s}}' % NODE_UUID,
     'VIF': '{"id": "vif-1", "extra": {"k": %s}}',
+    'PortgroupCreate': '{"node_uuid": "%s", "extra": {"k": %%s}}'
+                       % NODE_UUID,
     'BrokerCreate': '{"name": "b2", "driver": "fake", "parameters": '
                     '{"k": %s}}',
     'ProviderCreate': '{"name": "pv2", "pool": "web", '
@@ -95,6 +97,9 @@ class TestBodyBoundary(base.APITestCase):
                                        'address': '52:54:00:00:00:01'})
         self.assertEqual(201, resp.status_code, resp.get_data())
         port_uuid = resp.get_json()['uuid']
+        resp = self.post('/v1/portgroups', {'node_uuid': NODE_UUID,
+                                            'name': 'pg1'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
         self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/claims', {'name': 'c1',
@@ -104,7 +109,7 @@ class TestBodyBoundary(base.APITestCase):
                             'pool_name': 'web', 'profile_name': 'big',
                             'workflow_name': 'wf', 'port_uuid': port_uuid,
                             'broker_name': 'cloud', 'provider_name': 'pv',
-                            'claim_ident': 'c1'}
+                            'claim_ident': 'c1', 'portgroup_ident': 'pg1'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -126,7 +131,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(30, len(body_routes()))
+        self.assertEqual(32, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

@@ -14,7 +14,9 @@ from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
 from pool_conductor import events
+from pool_conductor import portgroups
 from pool_conductor import ports
+from pool_conductor import vifs
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
@@ -147,6 +149,22 @@ CASES = [
     ('GET', '/v1/nodes/{node}/vifs', None, READ_NODE),
     ('POST', '/v1/nodes/{node}/vifs', {'id': 'vif-2'}, WRITE_NODE),
     ('DELETE', '/v1/nodes/{node}/vifs/vif-1', None, WRITE_NODE),
+    ('GET', '/v1/portgroups', None, ANY_READER),
+    ('GET', '/v1/portgroups/detail', None, ANY_READER),
+    ('POST', '/v1/portgroups', {'node_uuid': PORT_NODE},
+     _row(OK, 403, OK, 403, 403, 400, 400, 400)),
+    ('GET', '/v1/portgroups/{portgroup}', None, READ_NODE),
+    ('PATCH', '/v1/portgroups/{portgroup}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], OWNER_ADMIN),
+    ('DELETE', '/v1/portgroups/{portgroup}', None, OWNER_ADMIN),
+    ('GET', '/v1/portgroups/{portgroup}/ports', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/portgroups/{portgroup}/ports/detail', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/portgroups', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/portgroups/detail', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
 ] + [
     # Pools, profiles and workflows are read by system readers and
     # administered by system admins.
@@ -212,6 +230,7 @@ def _placeholders(rule: str) -> str:
                         ('<hostname>', 'test-host'),
                         ('<trait>', 'CUSTOM_T'),
                         ('<port_uuid>', '{port}'),
+                        ('<portgroup_ident>', '{portgroup}'),
                         ('<vif_id>', 'vif-1'),
                         ('<pool_name>', '{pools}'),
                         ('<profile_name>', '{profiles}'),
@@ -244,11 +263,15 @@ class PolicyTestCase(base.APITestCase):
             for vif in ('vif-1', None):
                 ports.create(self.context, node, {'address': _mac()})
                 if vif:
-                    ports.attach_vif(self.context, node, vif)
+                    vifs.attach_vif(self.context, node, vif)
         if '{port}' in path:
             node = self.create_node(owner=PROJECT)
             ids['port'] = ports.create(self.context, node, {
                 'address': _mac()}).uuid
+        if '{portgroup}' in path:
+            node = self.create_node(owner=PROJECT)
+            ids['portgroup'] = portgroups.create(
+                self.context, node, {'mode': 'active-backup'}).uuid
         if '{free}' in path:
             ids['free'] = self.create_node().uuid
         if '{used}' in path:
@@ -357,8 +380,9 @@ class TestPolicyTable(PolicyTestCase):
             # It answers 404 where there is no feed to read.
             public.add(('GET', dashboard_session.WATCH_PATH))
         # Routes whose body names what the policy is checked on.
-        bodies = {('POST', '/v1/ports'): CASES_BY_ROUTE[
-            ('POST', '/v1/ports')]}
+        bodies = {route: CASES_BY_ROUTE[route]
+                  for route in (('POST', '/v1/ports'),
+                                ('POST', '/v1/portgroups'))}
         for rule, method, _handler, _doc in routes.ROUTES:
             if (method, rule) in public:
                 continue

@@ -143,6 +143,63 @@ class PortEventsTestCase(Watched, base.APITestCase):
                           data['address']))
 
 
+    def test_portgroup_create_update_delete_and_vifs(self):
+        node = self.create_node(name='n', owner='p1', lessee='p2',
+                                provision_state='manageable')
+        resp = self.post('/v1/portgroups', {'node_uuid': node.uuid,
+                                            'name': 'bond0'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        pg = resp.get_json()['uuid']
+        self.assertError(409, self.post('/v1/portgroups', {
+            'node_uuid': node.uuid, 'name': 'bond0'}))
+        self.assertEqual(200, self.patch_json('/v1/portgroups/bond0', [
+            {'op': 'replace', 'path': '/mode', 'value': '802.3ad'}
+        ]).status_code)
+        resp = self.post('/v1/ports', {'node_uuid': node.uuid,
+                                       'address': '52:54:00:00:00:02',
+                                       'portgroup_uuid': pg})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        port = resp.get_json()['uuid']
+        self.assertEqual(204, self.post('/v1/nodes/n/vifs',
+                                        {'id': 'vif-1'}).status_code)
+        self.assertEqual(204, self.delete('/v1/nodes/n/vifs/vif-1')
+                         .status_code)
+        self.assertError(400, self.delete('/v1/portgroups/bond0'))
+        self.assertEqual(200, self.patch_json('/v1/ports/%s' % port, [
+            {'op': 'remove', 'path': '/portgroup_uuid'}]).status_code)
+        self.assertEqual(204, self.delete('/v1/portgroups/bond0')
+                         .status_code)
+        found = recorded(self.context, object_type='portgroup')
+        self.assertEqual(['baremetal.portgroup.create.end',
+                          'baremetal.portgroup.update.end',
+                          'baremetal.portgroup.update.end',
+                          'baremetal.portgroup.update.end',
+                          'baremetal.portgroup.delete.end'],
+                         [e.event_type for e in found])
+        self.assertEqual(['VIF vif-1 attached', 'VIF vif-1 detached'],
+                         [e.message for e in found[2:4]])
+        self.assertEqual({('p1', 'p2', pg, 'bond0')},
+                         {(e.owner, e.lessee, e.object_uuid, e.object_name)
+                          for e in found})
+        payload = found[1].payload
+        self.assertEqual(('PortgroupCRUDPayload', '1.3'), (
+            payload['ironic_object.name'],
+            payload['ironic_object.version']))
+        data = payload['ironic_object.data']
+        self.assertEqual(
+            {'uuid', 'address', 'node_uuid', 'name', 'extra', 'mode',
+             'properties', 'standalone_ports_supported', 'physical_network',
+             'category', 'dynamic_portgroup', 'created_at', 'updated_at'},
+            set(data))
+        self.assertEqual(('802.3ad', node.uuid), (data['mode'],
+                                                  data['node_uuid']))
+        ports_found = recorded(self.context, object_type='port')
+        self.assertEqual(pg, ports_found[0].payload[
+            'ironic_object.data']['portgroup_uuid'])
+        self.assertIsNone(ports_found[-1].payload[
+            'ironic_object.data']['portgroup_uuid'])
+
+
 class ClaimEventsTestCase(Watched, test_claims.ClaimTestBase):
 
     def test_claim_bound_then_deleted(self):
