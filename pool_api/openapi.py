@@ -23,6 +23,7 @@ from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import responses as response_schemas
+from pool_api.schemas import volumes as volume_schemas
 from pool_api import validation
 from pool_conductor import filters
 
@@ -57,6 +58,10 @@ def _request_schemas() -> dict:
         'VIF': port_schemas.VIF,
         'PortgroupCreate': portgroup_schemas.CREATE,
         'PortgroupUpdate': portgroup_schemas.UPDATE,
+        'VolumeConnectorCreate': volume_schemas.CONNECTOR_CREATE,
+        'VolumeConnectorUpdate': volume_schemas.CONNECTOR_UPDATE,
+        'VolumeTargetCreate': volume_schemas.TARGET_CREATE,
+        'VolumeTargetUpdate': volume_schemas.TARGET_UPDATE,
         'JSONPatch': validation.PATCH_SCHEMA,
         'PoolCreate': pool_schemas.POOL_CREATE,
         'ProfileCreate': pool_schemas.PROFILE_CREATE,

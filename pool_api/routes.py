@@ -21,6 +21,7 @@ from pool_api.handlers import providers
 from pool_api.handlers import root
 from pool_api.handlers import traits
 from pool_api.handlers import vifs
+from pool_api.handlers import volumes
 from pool_api.handlers import workflows
 from pool_api.dashboard import views as dashboard
 from pool_api.openapi import Doc
@@ -30,6 +31,7 @@ from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
+from pool_api.schemas import volumes as volume_schemas
 
 
 class Route(NamedTuple):
@@ -44,6 +46,8 @@ NODE = '/v1/nodes/<node_ident>'
 ALLOCATION = '/v1/allocations/<allocation_ident>'
 PORT = '/v1/ports/<port_uuid>'
 PORTGROUP = '/v1/portgroups/<portgroup_ident>'
+CONNECTOR = '/v1/volume/connectors/<connector_uuid>'
+TARGET = '/v1/volume/targets/<target_uuid>'
 POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
@@ -62,6 +66,14 @@ _PORT_LIST = {'tag': 'ports', 'response': 'PortList', 'query': _LIST,
 _PORTGROUP_LIST = {'tag': 'portgroups', 'response': 'PortgroupList',
                    'query': _LIST, 'sort_keys': portgroups.SORT_KEYS,
                    'errors': _MISSING}
+_VOLUME_FILTERS = {**volume_schemas.FILTERS, **volume_schemas.DETAIL}
+_CONNECTOR_LIST = {'tag': 'volume', 'response': 'VolumeConnectorList',
+                   'query': _LIST,
+                   'sort_keys': volumes.CONNECTORS.sort_keys,
+                   'errors': _MISSING}
+_TARGET_LIST = {'tag': 'volume', 'response': 'VolumeTargetList',
+                'query': _LIST, 'sort_keys': volumes.TARGETS.sort_keys,
+                'errors': _MISSING}
 _WRITE = (404, 409)
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
@@ -280,6 +292,51 @@ ROUTES = [
     Route(NODE + '/vifs/<vif_id>', 'DELETE', vifs.detach_vif,
           Doc('Detach a VIF from a node', 'ports', status=204,
               errors=_WRITE)),
+
+    Route('/v1/volume', 'GET', volumes.get_volume,
+          Doc('The links to volume connectors and targets', 'volume',
+              'Volume', errors=_MISSING)),
+    Route(NODE + '/volume', 'GET', volumes.get_node_volume,
+          Doc('The links to the volume connectors and targets of a node',
+              'volume', 'Volume', errors=_MISSING)),
+    Route('/v1/volume/connectors', 'GET', volumes.list_connectors,
+          Doc('List volume connectors', filters=_VOLUME_FILTERS,
+              **_CONNECTOR_LIST)),
+    Route('/v1/volume/connectors', 'POST', volumes.create_connector,
+          Doc('Create a volume connector of a node', 'volume',
+              'VolumeConnector', status=201, body='VolumeConnectorCreate',
+              errors=(404, 409), location=True, creates='connector_uuid')),
+    Route(CONNECTOR, 'GET', volumes.get_connector,
+          Doc('Show a volume connector', 'volume', 'VolumeConnector',
+              query=_FIELDS, errors=_MISSING)),
+    Route(CONNECTOR, 'PATCH', volumes.update_connector,
+          Doc('Update a volume connector (JSON Patch)', 'volume',
+              'VolumeConnector', body='JSONPatch', errors=_WRITE)),
+    Route(CONNECTOR, 'DELETE', volumes.delete_connector,
+          Doc('Delete a volume connector', 'volume', status=204,
+              errors=_WRITE)),
+    Route(NODE + '/volume/connectors', 'GET', volumes.list_node_connectors,
+          Doc('List the volume connectors of a node',
+              filters=volume_schemas.DETAIL, **_CONNECTOR_LIST)),
+    Route('/v1/volume/targets', 'GET', volumes.list_targets,
+          Doc('List volume targets', filters=_VOLUME_FILTERS,
+              **_TARGET_LIST)),
+    Route('/v1/volume/targets', 'POST', volumes.create_target,
+          Doc('Create a volume target of a node', 'volume', 'VolumeTarget',
+              status=201, body='VolumeTargetCreate', errors=(404, 409),
+              location=True, creates='target_uuid')),
+    Route(TARGET, 'GET', volumes.get_target,
+          Doc('Show a volume target', 'volume', 'VolumeTarget',
+              query=_FIELDS, errors=_MISSING)),
+    Route(TARGET, 'PATCH', volumes.update_target,
+          Doc('Update a volume target (JSON Patch)', 'volume',
+              'VolumeTarget', body='JSONPatch', errors=_WRITE)),
+    Route(TARGET, 'DELETE', volumes.delete_target,
+          Doc('Delete a volume target', 'volume', status=204,
+              errors=_WRITE)),
+    Route(NODE + '/volume/targets', 'GET', volumes.list_node_targets,
+          Doc('List the volume targets of a node',
+              filters=volume_schemas.DETAIL, **_TARGET_LIST)),
 
     Route('/v1/conductors', 'GET', conductors.list_conductors,
           Doc('List conductors', 'conductors', 'ConductorList',

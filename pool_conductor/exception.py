@@ -67,6 +67,11 @@ class ChassisNotEmpty(Invalid):
     contains nodes."""
 
 
+class InvalidStateRequested(Invalid):
+    """The requested action "%(action)s" can not be performed on node
+    "%(node)s" while it is in state "%(state)s"."""
+
+
 class InvalidState(Invalid):
     """%(err)s"""
 

@@ -125,6 +125,30 @@ PORTGROUP_FIELDS = {
     'ports': _LINKS,
 }
 
+VOLUME_CONNECTOR_FIELDS = {
+    'uuid': STRING,
+    'node_uuid': STRING,
+    'type': STRING,
+    'connector_id': STRING,
+    'extra': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
+VOLUME_TARGET_FIELDS = {
+    'uuid': STRING,
+    'node_uuid': STRING,
+    'volume_type': STRING,
+    'properties': _OBJECT,
+    'boot_index': {'type': 'integer'},
+    'volume_id': STRING,
+    'extra': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
 CONDUCTOR_FIELDS = {
     'hostname': STRING,
     'conductor_group': STRING,
@@ -430,6 +454,30 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('portgroups',)),
+    'Volume': _object({'links': _LINKS, 'connectors': _LINKS,
+                       'targets': _LINKS},
+                      required=('links', 'connectors', 'targets')),
+    'VolumeConnector': _object(
+        VOLUME_CONNECTOR_FIELDS, required=('links',),
+        description='A volume connector. Which fields it has depends on '
+                    'the fields parameter; links are always there.'),
+    'VolumeConnectorList': _object({
+        'connectors': {'type': 'array', 'items': _ref('VolumeConnector')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('connectors',)),
+    'VolumeTarget': _object(
+        VOLUME_TARGET_FIELDS, required=('links',),
+        description='A volume target. Which fields it has depends on the '
+                    'fields parameter; links are always there. Its '
+                    'properties are redacted for callers without '
+                    'baremetal:volume:view_target_properties, and their '
+                    'secrets masked for all.'),
+    'VolumeTargetList': _object({
+        'targets': {'type': 'array', 'items': _ref('VolumeTarget')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('targets',)),
     'VIFList': _object({
         'vifs': {'type': 'array', 'items': _object(
             {'id': STRING}, required=('id',))},

@@ -28,6 +28,7 @@ from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
+from pool_api.schemas import volumes as volume_schemas
 from pool_api import validation
 from tests.unit.api import base
 
@@ -242,6 +243,13 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/nodes/{node_ident}/vifs', 'post'): port_schemas.VIF,
             ('/v1/portgroups', 'post'): portgroup_schemas.CREATE,
             ('/v1/portgroups/{portgroup_ident}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/volume/connectors', 'post'):
+                volume_schemas.CONNECTOR_CREATE,
+            ('/v1/volume/connectors/{connector_uuid}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/volume/targets', 'post'): volume_schemas.TARGET_CREATE,
+            ('/v1/volume/targets/{target_uuid}', 'patch'):
                 validation.PATCH_SCHEMA,
             ('/v1/providers', 'post'): claim_schemas.PROVIDER_CREATE,
             ('/v1/providers/{provider_name}', 'patch'):

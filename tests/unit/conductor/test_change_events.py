@@ -200,6 +200,42 @@ class PortEventsTestCase(Watched, base.APITestCase):
             'ironic_object.data']['portgroup_uuid'])
 
 
+    def test_volume_connector_and_target_create_update_delete(self):
+        node = self.create_node(name='n', owner='p1', lessee='p2')
+        for collection, body, change in (
+                ('connectors', {'type': 'iqn', 'connector_id': 'iqn.1'},
+                 '/connector_id'),
+                ('targets', {'volume_type': 'iscsi', 'volume_id': 'v1',
+                             'boot_index': 0}, '/volume_id')):
+            resp = self.post('/v1/volume/' + collection,
+                             {'node_uuid': node.uuid, **body})
+            self.assertEqual(201, resp.status_code, resp.get_data())
+            url = '/v1/volume/%s/%s' % (collection, resp.get_json()['uuid'])
+            # A duplicate is refused: nothing recorded for it.
+            self.assertError(409, self.post('/v1/volume/' + collection,
+                                            {'node_uuid': node.uuid,
+                                             **body}))
+            self.assertEqual(200, self.patch_json(url, [
+                {'op': 'replace', 'path': change, 'value': 'x'}
+            ]).status_code)
+            self.assertEqual(204, self.delete(url).status_code)
+        for name, kind, version in (
+                ('volumeconnector', 'VolumeConnectorCRUDPayload', '1.0'),
+                ('volumetarget', 'VolumeTargetCRUDPayload', '1.0')):
+            found = recorded(self.context, object_type=name)
+            self.assertEqual(['baremetal.%s.%s.end' % (name, action)
+                              for action in ('create', 'update', 'delete')],
+                             [e.event_type for e in found])
+            self.assertEqual({('p1', 'p2')}, {(e.owner, e.lessee)
+                                              for e in found})
+            payload = found[1].payload
+            self.assertEqual((kind, version), (
+                payload['ironic_object.name'],
+                payload['ironic_object.version']))
+            self.assertEqual(node.uuid,
+                             payload['ironic_object.data']['node_uuid'])
+
+
 class ClaimEventsTestCase(Watched, test_claims.ClaimTestBase):
 
     def test_claim_bound_then_deleted(self):
