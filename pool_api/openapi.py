@@ -16,6 +16,7 @@ from pool_api import auth
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
+from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import nodes as node_schemas
@@ -58,6 +59,8 @@ def _request_schemas() -> dict:
         'VIF': port_schemas.VIF,
         'PortgroupCreate': portgroup_schemas.CREATE,
         'PortgroupUpdate': portgroup_schemas.UPDATE,
+        'ChassisCreate': chassis_schemas.CREATE,
+        'ChassisUpdate': chassis_schemas.UPDATE,
         'VolumeConnectorCreate': volume_schemas.CONNECTOR_CREATE,
         'VolumeConnectorUpdate': volume_schemas.CONNECTOR_UPDATE,
         'VolumeTargetCreate': volume_schemas.TARGET_CREATE,

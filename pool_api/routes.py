@@ -4,6 +4,7 @@ from typing import NamedTuple
 
 from pool_api.handlers import allocations
 from pool_api.handlers import brokers
+from pool_api.handlers import chassis
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import events
@@ -48,6 +49,7 @@ PORT = '/v1/ports/<port_uuid>'
 PORTGROUP = '/v1/portgroups/<portgroup_ident>'
 CONNECTOR = '/v1/volume/connectors/<connector_uuid>'
 TARGET = '/v1/volume/targets/<target_uuid>'
+CHASSIS = '/v1/chassis/<chassis_uuid>'
 POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
@@ -74,6 +76,12 @@ _CONNECTOR_LIST = {'tag': 'volume', 'response': 'VolumeConnectorList',
 _TARGET_LIST = {'tag': 'volume', 'response': 'VolumeTargetList',
                 'query': _LIST, 'sort_keys': volumes.TARGETS.sort_keys,
                 'errors': _MISSING}
+_CHASSIS_LIST = {'tag': 'chassis', 'response': 'ChassisList',
+                 'query': _LIST, 'sort_keys': chassis.SORT_KEYS,
+                 'errors': _MISSING}
+# The chassis is in the path.
+_CHASSIS_NODE_FILTERS = {k: v for k, v in node_schemas.FILTERS.items()
+                         if k != 'chassis_uuid'}
 _WRITE = (404, 409)
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
@@ -337,6 +345,34 @@ ROUTES = [
     Route(NODE + '/volume/targets', 'GET', volumes.list_node_targets,
           Doc('List the volume targets of a node',
               filters=volume_schemas.DETAIL, **_TARGET_LIST)),
+
+    Route('/v1/chassis', 'GET', chassis.list_chassis,
+          Doc('List chassis', filters=_DETAIL, **_CHASSIS_LIST)),
+    Route('/v1/chassis', 'POST', chassis.create_chassis,
+          Doc('Create a chassis', 'chassis', 'Chassis', status=201,
+              body='ChassisCreate', errors=(409,), location=True,
+              creates='chassis_uuid')),
+    Route('/v1/chassis/detail', 'GET', chassis.list_chassis_detail,
+          Doc('List chassis with all their fields', **_CHASSIS_LIST)),
+    Route(CHASSIS, 'GET', chassis.get_chassis,
+          Doc('Show a chassis', 'chassis', 'Chassis', query=_FIELDS,
+              errors=_MISSING)),
+    Route(CHASSIS, 'PATCH', chassis.update_chassis,
+          Doc('Update a chassis (JSON Patch)', 'chassis', 'Chassis',
+              body='JSONPatch', errors=_WRITE)),
+    Route(CHASSIS, 'DELETE', chassis.delete_chassis,
+          Doc('Delete a chassis that has no nodes', 'chassis', status=204,
+              errors=_WRITE)),
+    Route(CHASSIS + '/nodes', 'GET', chassis.list_chassis_nodes,
+          Doc('List the nodes of a chassis', 'chassis', 'NodeList',
+              query=_LIST, sort_keys=nodes.SORT_KEYS,
+              filters={**_CHASSIS_NODE_FILTERS, **_DETAIL},
+              match_filters=True, errors=_MISSING)),
+    Route(CHASSIS + '/nodes/detail', 'GET', chassis.list_chassis_nodes_detail,
+          Doc('List the nodes of a chassis with all their fields',
+              'chassis', 'NodeList', query=_LIST, sort_keys=nodes.SORT_KEYS,
+              filters=_CHASSIS_NODE_FILTERS, match_filters=True,
+              errors=_MISSING)),
 
     Route('/v1/conductors', 'GET', conductors.list_conductors,
           Doc('List conductors', 'conductors', 'ConductorList',

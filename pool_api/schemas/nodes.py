@@ -18,6 +18,7 @@ _FIELDS = {
     'extra': DICT,
     'instance_info': DICT,
     'driver_info': DICT,
+    'chassis_uuid': {'type': ['string', 'null'], 'maxLength': 36},
     'owner': common.PROJECT,
     'lessee': common.PROJECT,
     'params': pools.PARAMS,
@@ -26,10 +27,10 @@ _FIELDS = {
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
-# hardware, chassis or console; instance_uuid and maintenance have their
+# hardware or console; instance_uuid and maintenance have their
 # own writers): accepted as null, which Ironic takes as absent.
 IRONIC_ONLY_FIELDS = (
-    'automated_clean', 'bios_interface', 'boot_interface', 'chassis_uuid',
+    'automated_clean', 'bios_interface', 'boot_interface',
     'conductor_group', 'console_enabled', 'console_interface',
     'deploy_interface', 'inspect_interface', 'instance_uuid', 'maintenance',
     'management_interface', 'network_data', 'network_interface',
@@ -123,6 +124,7 @@ FILTERS = {
     'lessee': {'type': 'string', 'maxLength': 255},
     'driver': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
+    'chassis_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},
     'associated': {'type': 'boolean'},
 }

@@ -46,6 +46,7 @@ NODE_FIELDS = {
     'extra': _OBJECT,
     'instance_info': _OBJECT,
     'driver_info': _OBJECT,
+    'chassis_uuid': _NULLABLE_STRING,
     'instance_uuid': _NULLABLE_STRING,
     'allocation_uuid': _NULLABLE_STRING,
     'provision_state': _NULLABLE_STRING,
@@ -147,6 +148,16 @@ VOLUME_TARGET_FIELDS = {
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
+}
+
+CHASSIS_FIELDS = {
+    'uuid': STRING,
+    'description': _NULLABLE_STRING,
+    'extra': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+    'nodes': _LINKS,
 }
 
 CONDUCTOR_FIELDS = {
@@ -454,6 +465,15 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('portgroups',)),
+    'Chassis': _object(
+        CHASSIS_FIELDS, required=('links',),
+        description='A chassis. Which fields it has depends on the fields '
+                    'parameter; links are always there.'),
+    'ChassisList': _object({
+        'chassis': {'type': 'array', 'items': _ref('Chassis')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('chassis',)),
     'Volume': _object({'links': _LINKS, 'connectors': _LINKS,
                        'targets': _LINKS},
                       required=('links', 'connectors', 'targets')),

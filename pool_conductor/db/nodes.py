@@ -78,7 +78,7 @@ def list_nodes(context, filters: dict, limit: int | None = None,
 
     filters: provision_state, resource_class, maintenance (bool),
     associated (bool), owner, lessee, project (owner or lessee), driver,
-    match (a list of pool_conductor.filters.Filter, ANDed).
+    chassis_id, match (a list of pool_conductor.filters.Filter, ANDed).
 
     :raises: NodeNotFound if the marker does not exist, FilterTimeout,
         FilterRefused
@@ -98,6 +98,8 @@ def list_nodes(context, filters: dict, limit: int | None = None,
                         else node.instance_uuid.is_(None))
         if filters.get('instance_uuid') is not None:
             q = q.where(node.instance_uuid == filters['instance_uuid'])
+        if filters.get('chassis_id') is not None:
+            q = q.where(node.chassis_id == filters['chassis_id'])
         if filters.get('project') is not None:
             q = q.where(sa.or_(node.owner == filters['project'],
                                node.lessee == filters['project']))

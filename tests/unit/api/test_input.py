@@ -55,6 +55,7 @@ BODIES = {
     'VIF': '{"id": "vif-1", "extra": {"k": %s}}',
     'PortgroupCreate': '{"node_uuid": "%s", "extra": {"k": %%s}}'
                        % NODE_UUID,
+    'ChassisCreate': '{"description": "c", "extra": {"k": %s}}',
     'VolumeConnectorCreate': '{"node_uuid": "%s", "type": "iqn", '
                              '"connector_id": "iqn.new", "extra": {"k": %%s}}'
                              % NODE_UUID,
@@ -115,6 +116,9 @@ class TestBodyBoundary(base.APITestCase):
             'volume_id': 'v', 'boot_index': 0})
         self.assertEqual(201, resp.status_code, resp.get_data())
         target_uuid = resp.get_json()['uuid']
+        resp = self.post('/v1/chassis', {})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        chassis_uuid = resp.get_json()['uuid']
         resp = self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
         self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/claims', {'name': 'c1',
@@ -126,7 +130,8 @@ class TestBodyBoundary(base.APITestCase):
                             'broker_name': 'cloud', 'provider_name': 'pv',
                             'claim_ident': 'c1', 'portgroup_ident': 'pg1',
                             'connector_uuid': connector_uuid,
-                            'target_uuid': target_uuid}
+                            'target_uuid': target_uuid,
+                            'chassis_uuid': chassis_uuid}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -148,7 +153,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(36, len(body_routes()))
+        self.assertEqual(38, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

@@ -23,6 +23,7 @@ from pool_api import openapi
 from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
+from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
@@ -244,6 +245,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/portgroups', 'post'): portgroup_schemas.CREATE,
             ('/v1/portgroups/{portgroup_ident}', 'patch'):
                 validation.PATCH_SCHEMA,
+            ('/v1/chassis', 'post'): chassis_schemas.CREATE,
+            ('/v1/chassis/{chassis_uuid}', 'patch'): validation.PATCH_SCHEMA,
             ('/v1/volume/connectors', 'post'):
                 volume_schemas.CONNECTOR_CREATE,
             ('/v1/volume/connectors/{connector_uuid}', 'patch'):

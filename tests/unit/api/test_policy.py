@@ -13,6 +13,7 @@ from pool_api.dashboard import session as dashboard_session
 from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
+from pool_conductor import chassis as chassis_core
 from pool_conductor import events
 from pool_conductor import portgroups
 from pool_conductor import ports
@@ -166,6 +167,15 @@ CASES = [
      _row(OK, OK, OK, OK, OK, 404, 404, 403)),
     ('GET', '/v1/nodes/{node}/portgroups/detail', None,
      _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/chassis', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/chassis/detail', None, SYSTEM_READER_ONLY),
+    ('POST', '/v1/chassis', {}, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/chassis/{chassis}', None, SYSTEM_READER_ONLY),
+    ('PATCH', '/v1/chassis/{chassis}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], SYSTEM_ADMIN_ONLY),
+    ('DELETE', '/v1/chassis/{chassis}', None, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/chassis/{chassis}/nodes', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/chassis/{chassis}/nodes/detail', None, SYSTEM_READER_ONLY),
     ('GET', '/v1/volume', None, ANY_READER),
     ('GET', '/v1/nodes/{node}/volume', None, READ_NODE),
     ('GET', '/v1/volume/connectors', None, ANY_READER),
@@ -256,6 +266,7 @@ def _placeholders(rule: str) -> str:
                         ('<port_uuid>', '{port}'),
                         ('<portgroup_ident>', '{portgroup}'),
                         ('<connector_uuid>', '{connector}'),
+                        ('<chassis_uuid>', '{chassis}'),
                         ('<target_uuid>', '{target}'),
                         ('<vif_id>', 'vif-1'),
                         ('<pool_name>', '{pools}'),
@@ -298,6 +309,8 @@ class PolicyTestCase(base.APITestCase):
             node = self.create_node(owner=PROJECT)
             ids['portgroup'] = portgroups.create(
                 self.context, node, {'mode': 'active-backup'}).uuid
+        if '{chassis}' in path:
+            ids['chassis'] = chassis_core.create(self.context, {}).uuid
         if '{connector}' in path:
             node = self.create_node(owner=PROJECT)
             ids['connector'] = volumes.create(
@@ -487,6 +500,17 @@ class TestScoping(PolicyTestCase):
             'project_admin', 'GET', '/v1/volume/targets/%s' % theirs))
         resp = self.as_persona('system_reader', 'GET', '/v1/volume/targets')
         self.assertEqual(3, len(resp.get_json()['targets']))
+
+    def test_only_a_system_admin_sets_the_chassis_of_a_node(self):
+        node = self.create_node(owner=PROJECT)
+        chassis = chassis_core.create(self.context, {}).uuid
+        change = [{'op': 'add', 'path': '/chassis_uuid', 'value': chassis}]
+        for persona in ('project_admin', 'project_member'):
+            self.assertError(403, self.as_persona(
+                persona, 'PATCH', '/v1/nodes/%s' % node.uuid, change))
+        resp = self.as_persona('system_admin', 'PATCH',
+                               '/v1/nodes/%s' % node.uuid, change)
+        self.assertEqual(chassis, resp.get_json()['chassis_uuid'])
 
     def test_project_lists_only_its_allocations(self):
         mine = allocations_db.create_allocation(self.context, {

@@ -236,6 +236,39 @@ class PortEventsTestCase(Watched, base.APITestCase):
                              payload['ironic_object.data']['node_uuid'])
 
 
+    def test_chassis_create_update_delete_and_nodes_joining(self):
+        resp = self.post('/v1/chassis', {'description': 'rack'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        chassis = resp.get_json()['uuid']
+        url = '/v1/chassis/%s' % chassis
+        self.assertEqual(200, self.patch_json(url, [
+            {'op': 'add', 'path': '/extra/a', 'value': 1}]).status_code)
+        self.create_node(name='n')
+        self.assertEqual(200, self.patch_json('/v1/nodes/n', [
+            {'op': 'add', 'path': '/chassis_uuid', 'value': chassis}
+        ]).status_code)
+        self.assertError(400, self.delete(url))
+        self.assertEqual(200, self.patch_json('/v1/nodes/n', [
+            {'op': 'remove', 'path': '/chassis_uuid'}]).status_code)
+        self.assertEqual(204, self.delete(url).status_code)
+        found = recorded(self.context, object_type='chassis')
+        self.assertEqual(['baremetal.chassis.%s.end' % action
+                          for action in ('create', 'update', 'delete')],
+                         [e.event_type for e in found])
+        self.assertEqual({(None, None)}, {(e.owner, e.lessee)
+                                          for e in found})
+        payload = found[1].payload
+        self.assertEqual(('ChassisCRUDPayload', '1.0'), (
+            payload['ironic_object.name'],
+            payload['ironic_object.version']))
+        self.assertEqual({'a': 1}, payload['ironic_object.data']['extra'])
+        updates = [e for e in recorded(self.context, object_type='node')
+                   if e.event_type == 'baremetal.node.update.end']
+        self.assertEqual([chassis, None], [
+            e.payload['ironic_object.data']['chassis_uuid']
+            for e in updates])
+
+
 class ClaimEventsTestCase(Watched, test_claims.ClaimTestBase):
 
     def test_claim_bound_then_deleted(self):
