@@ -3,8 +3,14 @@
 groups."""
 import uuid
 
+from pool_conductor import chassis as chassis_core
+from pool_conductor.db import chassis as chassis_db
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
+from pool_conductor.db import volumes as volumes_db
+from pool_conductor import exception
+from pool_conductor import volumes
 from tests.unit.api import base
 
 MACS = ['52:54:00:12:34:%02x' % i for i in range(16)]
@@ -390,3 +396,36 @@ class TestVifsOnPortgroups(PortgroupTestCase):
         self.assertError(400, self.delete('/v1/portgroups/bond0'))
         self.assertEqual(['vif-1'], [v['id'] for v in self.get(
             '/v1/nodes/node-1/vifs').get_json()['vifs']])
+
+
+class TestStaleWrites(PortgroupTestCase):
+    """Port groups, volume connectors and targets, and chassis are
+    changed and deleted as they were read: not after another change."""
+
+    def check(self, row, read, update, delete):
+        update(row, {'extra': {'a': 1}})
+        self.assertRaises(exception.ConcurrentUpdate, update, row,
+                          {'extra': {'b': 1}})
+        self.assertRaises(exception.ConcurrentUpdate, delete, row)
+        self.assertEqual({'a': 1}, read().extra)
+
+    def test_stale_updates_and_deletes_are_refused(self):
+        pg = portgroups_db.get_portgroup(
+            self.context, self.create_portgroup(name='bond0')['uuid'])
+        self.check(pg, lambda: portgroups_db.get_portgroup(
+            self.context, pg.uuid),
+            lambda row, v: portgroups_db.update_portgroup(
+                self.context, row, v),
+            lambda row: portgroups_db.delete_portgroup(self.context, row))
+        chassis = chassis_core.create(self.context, {})
+        self.check(chassis, lambda: chassis_db.get_chassis(
+            self.context, chassis.uuid),
+            lambda row, v: chassis_db.update_chassis(self.context, row, v),
+            lambda row: chassis_db.delete_chassis(self.context, row))
+        target = volumes.create(self.context, volumes.TARGET, self.node, {
+            'volume_type': 'iscsi', 'volume_id': 'v', 'boot_index': 0,
+            'properties': {}})
+        self.check(target, lambda: volumes_db.get(
+            self.context, volumes.TARGET.model, target.uuid),
+            lambda row, v: volumes_db.update(self.context, row, v),
+            lambda row: volumes_db.delete(self.context, row))
