@@ -16,13 +16,16 @@ from pool_api import auth
 from pool_api import microversion
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
+from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import responses as response_schemas
+from pool_api.schemas import volumes as volume_schemas
 from pool_api import validation
 from pool_conductor import filters
 
@@ -60,6 +63,14 @@ def _request_schemas() -> dict:
         'PortCreate': port_schemas.CREATE,
         'PortUpdate': port_schemas.UPDATE,
         'VIF': port_schemas.VIF,
+        'PortgroupCreate': portgroup_schemas.CREATE,
+        'PortgroupUpdate': portgroup_schemas.UPDATE,
+        'ChassisCreate': chassis_schemas.CREATE,
+        'ChassisUpdate': chassis_schemas.UPDATE,
+        'VolumeConnectorCreate': volume_schemas.CONNECTOR_CREATE,
+        'VolumeConnectorUpdate': volume_schemas.CONNECTOR_UPDATE,
+        'VolumeTargetCreate': volume_schemas.TARGET_CREATE,
+        'VolumeTargetUpdate': volume_schemas.TARGET_UPDATE,
         'JSONPatch': validation.PATCH_SCHEMA,
         'PoolCreate': pool_schemas.POOL_CREATE,
         'ProfileCreate': pool_schemas.PROFILE_CREATE,
@@ -381,9 +392,9 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'deploy templates',
-            'allocations', 'ports', 'drivers', 'conductors', 'pools',
-            'profiles', 'workflows', 'brokers', 'providers', 'claims',
-            'handles', 'events',
+            'allocations', 'ports', 'portgroups', 'volume', 'chassis',
+            'drivers', 'conductors', 'pools', 'profiles', 'workflows',
+            'brokers', 'providers', 'claims', 'handles', 'events',
             'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,

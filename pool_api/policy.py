@@ -22,6 +22,11 @@ NODE_OWNER_MEMBER_LESSEE_ADMIN = (
     '(role:admin and project_id:%%(node.lessee)s)' % SYSTEM_MEMBER)
 NODE_OWNER_ADMIN = ('(%s) or (role:admin and project_id:%%(node.owner)s)'
                     % SYSTEM_ADMIN)
+NODE_SYSTEM_MEMBER_OWNER_ADMIN = (
+    '(%s) or (role:admin and project_id:%%(node.owner)s)' % SYSTEM_MEMBER)
+NODE_SYSTEM_MEMBER_OWNER_LESSEE_ADMIN = (
+    '(%s) or (role:admin and project_id:%%(node.owner)s) or '
+    '(role:admin and project_id:%%(node.lessee)s)' % SYSTEM_MEMBER)
 ALLOCATION_READER = ('(%s) or (role:reader and '
                      'project_id:%%(allocation.owner)s)' % SYSTEM_READER)
 ALLOCATION_MEMBER = ('(%s) or (role:member and '
@@ -37,6 +42,10 @@ def _rule(name: str, check: str, description: str, operations):
 
 NODE = '/v1/nodes/{node_ident}'
 PORT = '/v1/ports/{port_uuid}'
+PORTGROUP = '/v1/portgroups/{portgroup_ident}'
+CHASSIS = '/v1/chassis/{chassis_uuid}'
+CONNECTOR = '/v1/volume/connectors/{volume_connector_uuid}'
+TARGET = '/v1/volume/targets/{volume_target_uuid}'
 ALLOC = '/v1/allocations/{allocation_ident}'
 
 RULES = [
@@ -123,6 +132,70 @@ RULES = [
           'Update a port.', [('PATCH', PORT)]),
     _rule('baremetal:port:delete', NODE_OWNER_ADMIN,
           'Delete a port.', [('DELETE', PORT)]),
+    _rule('baremetal:portgroup:get', NODE_READER,
+          'Show a port group: one of a node the project owns or leases.',
+          [('GET', PORTGROUP), ('GET', NODE + '/portgroups'),
+           ('GET', NODE + '/portgroups/detail'),
+           ('GET', PORTGROUP + '/ports'),
+           ('GET', PORTGROUP + '/ports/detail')]),
+    _rule('baremetal:portgroup:list', API_READER,
+          'List the port groups one may see: all of them with '
+          'baremetal:portgroup:list_all, else those of the nodes the '
+          'project owns or leases.',
+          [('GET', '/v1/portgroups'), ('GET', '/v1/portgroups/detail')]),
+    _rule('baremetal:portgroup:list_all', SYSTEM_READER,
+          'List the port groups of every node.',
+          [('GET', '/v1/portgroups'), ('GET', '/v1/portgroups/detail')]),
+    _rule('baremetal:portgroup:create', NODE_OWNER_ADMIN,
+          'Create a port group.', [('POST', '/v1/portgroups')]),
+    _rule('baremetal:portgroup:update', NODE_SYSTEM_MEMBER_OWNER_ADMIN,
+          'Update a port group.', [('PATCH', PORTGROUP)]),
+    _rule('baremetal:portgroup:delete', NODE_OWNER_ADMIN,
+          'Delete a port group.', [('DELETE', PORTGROUP)]),
+    _rule('baremetal:volume:get', NODE_READER,
+          'Show volume connectors and targets: those of a node the '
+          'project owns or leases.',
+          [('GET', '/v1/volume'), ('GET', CONNECTOR), ('GET', TARGET),
+           ('GET', NODE + '/volume'), ('GET', NODE + '/volume/connectors'),
+           ('GET', NODE + '/volume/targets')]),
+    _rule('baremetal:volume:list', API_READER,
+          'List the volume connectors and targets one may see: all of '
+          'them with baremetal:volume:list_all, else those of the nodes '
+          'the project owns or leases.',
+          [('GET', '/v1/volume/connectors'), ('GET', '/v1/volume/targets'),
+           ('GET', NODE + '/volume/connectors'),
+           ('GET', NODE + '/volume/targets')]),
+    _rule('baremetal:volume:list_all', SYSTEM_READER,
+          'List the volume connectors and targets of every node.',
+          [('GET', '/v1/volume/connectors'), ('GET', '/v1/volume/targets'),
+           ('GET', NODE + '/volume/connectors'),
+           ('GET', NODE + '/volume/targets')]),
+    _rule('baremetal:volume:create', NODE_SYSTEM_MEMBER_OWNER_LESSEE_ADMIN,
+          'Create a volume connector or target.',
+          [('POST', '/v1/volume/connectors'),
+           ('POST', '/v1/volume/targets')]),
+    _rule('baremetal:volume:update', NODE_OWNER_MEMBER_LESSEE_ADMIN,
+          'Update a volume connector or target.',
+          [('PATCH', CONNECTOR), ('PATCH', TARGET)]),
+    _rule('baremetal:volume:delete', NODE_SYSTEM_MEMBER_OWNER_LESSEE_ADMIN,
+          'Delete a volume connector or target.',
+          [('DELETE', CONNECTOR), ('DELETE', TARGET)]),
+    _rule('baremetal:volume:view_target_properties',
+          '(%s) or (role:admin)' % SYSTEM_READER,
+          'See the properties of volume targets (they may hold '
+          'credentials); others see them masked.',
+          [('GET', TARGET), ('GET', '/v1/volume/targets')]),
+    _rule('baremetal:chassis:get', SYSTEM_READER, 'Show chassis.',
+          [('GET', '/v1/chassis'), ('GET', '/v1/chassis/detail'),
+           ('GET', CHASSIS), ('GET', CHASSIS + '/nodes')]),
+    _rule('baremetal:chassis:create', SYSTEM_ADMIN, 'Create a chassis.',
+          [('POST', '/v1/chassis')]),
+    _rule('baremetal:chassis:update', SYSTEM_MEMBER, 'Update a chassis.',
+          [('PATCH', CHASSIS)]),
+    _rule('baremetal:chassis:delete', SYSTEM_ADMIN, 'Delete a chassis.',
+          [('DELETE', CHASSIS)]),
+    _rule('baremetal:node:update:chassis_uuid', SYSTEM_ADMIN,
+          'Set or change the chassis of a node.', [('PATCH', NODE)]),
     _rule('baremetal:node:vif:list', NODE_READER,
           'List the VIFs attached to a node.', [('GET', NODE + '/vifs')]),
     _rule('baremetal:node:vif:attach', NODE_OWNER_MEMBER_LESSEE_ADMIN,

@@ -5,6 +5,7 @@ from typing import NamedTuple
 from pool_api.handlers import allocations
 from pool_api.handlers import brokers
 from pool_api.handlers import candidates
+from pool_api.handlers import chassis
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import deploy_templates
@@ -20,12 +21,14 @@ from pool_api.handlers import nodes
 from pool_api.handlers import openapi
 from pool_api.handlers import pool_actions
 from pool_api.handlers import pools
+from pool_api.handlers import portgroups
 from pool_api.handlers import ports
 from pool_api.handlers import profiles
 from pool_api.handlers import providers
 from pool_api.handlers import root
 from pool_api.handlers import traits
 from pool_api.handlers import vifs
+from pool_api.handlers import volumes
 from pool_api.handlers import workflows
 from pool_api.dashboard import views as dashboard
 from pool_api.openapi import Doc
@@ -33,7 +36,9 @@ from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
+from pool_api.schemas import volumes as volume_schemas
 
 
 class Route(NamedTuple):
@@ -47,6 +52,10 @@ class Route(NamedTuple):
 NODE = '/v1/nodes/<node_ident>'
 ALLOCATION = '/v1/allocations/<allocation_ident>'
 PORT = '/v1/ports/<port_uuid>'
+PORTGROUP = '/v1/portgroups/<portgroup_ident>'
+CONNECTOR = '/v1/volume/connectors/<connector_uuid>'
+TARGET = '/v1/volume/targets/<target_uuid>'
+CHASSIS = '/v1/chassis/<chassis_uuid>'
 POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
@@ -64,6 +73,23 @@ _REASON = {'reason': node_schemas.MAINTENANCE['properties']['reason']}
 _MISSING = (404,)
 _PORT_LIST = {'tag': 'ports', 'response': 'PortList', 'query': _LIST,
               'sort_keys': ports.SORT_KEYS, 'errors': _MISSING}
+_PORTGROUP_LIST = {'tag': 'portgroups', 'response': 'PortgroupList',
+                   'query': _LIST, 'sort_keys': portgroups.SORT_KEYS,
+                   'errors': _MISSING}
+_VOLUME_FILTERS = {**volume_schemas.FILTERS, **volume_schemas.DETAIL}
+_CONNECTOR_LIST = {'tag': 'volume', 'response': 'VolumeConnectorList',
+                   'query': _LIST,
+                   'sort_keys': volumes.CONNECTORS.sort_keys,
+                   'errors': _MISSING}
+_TARGET_LIST = {'tag': 'volume', 'response': 'VolumeTargetList',
+                'query': _LIST, 'sort_keys': volumes.TARGETS.sort_keys,
+                'errors': _MISSING}
+_CHASSIS_LIST = {'tag': 'chassis', 'response': 'ChassisList',
+                 'query': _LIST, 'sort_keys': chassis.SORT_KEYS,
+                 'errors': _MISSING}
+# The chassis is in the path.
+_CHASSIS_NODE_FILTERS = {k: v for k, v in node_schemas.FILTERS.items()
+                         if k != 'chassis_uuid'}
 _WRITE = (404, 409)
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
@@ -279,11 +305,46 @@ ROUTES = [
     Route(NODE + '/ports/detail', 'GET', ports.list_node_ports_detail,
           Doc('List the ports of a node with all their fields',
               **_PORT_LIST)),
+    Route('/v1/portgroups', 'GET', portgroups.list_portgroups,
+          Doc('List port groups', filters={**portgroup_schemas.FILTERS,
+                                           **_DETAIL},
+              **_PORTGROUP_LIST)),
+    Route('/v1/portgroups', 'POST', portgroups.create_portgroup,
+          Doc('Create a port group of a node', 'portgroups', 'Portgroup',
+              status=201, body='PortgroupCreate', errors=(404, 409),
+              location=True, creates='portgroup_ident')),
+    Route('/v1/portgroups/detail', 'GET', portgroups.list_portgroups_detail,
+          Doc('List port groups with all their fields',
+              filters=portgroup_schemas.FILTERS, **_PORTGROUP_LIST)),
+    Route(PORTGROUP, 'GET', portgroups.get_portgroup,
+          Doc('Show a port group', 'portgroups', 'Portgroup', query=_FIELDS,
+              errors=_MISSING)),
+    Route(PORTGROUP, 'PATCH', portgroups.update_portgroup,
+          Doc('Update a port group (JSON Patch)', 'portgroups', 'Portgroup',
+              body='JSONPatch', errors=_WRITE)),
+    Route(PORTGROUP, 'DELETE', portgroups.delete_portgroup,
+          Doc('Delete a port group', 'portgroups', status=204,
+              errors=_WRITE)),
+    Route(PORTGROUP + '/ports', 'GET', ports.list_portgroup_ports,
+          Doc('List the ports of a port group', filters=_DETAIL,
+              **_PORT_LIST)),
+    Route(PORTGROUP + '/ports/detail', 'GET',
+          ports.list_portgroup_ports_detail,
+          Doc('List the ports of a port group with all their fields',
+              **_PORT_LIST)),
+    Route(NODE + '/portgroups', 'GET', portgroups.list_node_portgroups,
+          Doc('List the port groups of a node', filters=_DETAIL,
+              **_PORTGROUP_LIST)),
+    Route(NODE + '/portgroups/detail', 'GET',
+          portgroups.list_node_portgroups_detail,
+          Doc('List the port groups of a node with all their fields',
+              **_PORTGROUP_LIST)),
     Route(NODE + '/vifs', 'GET', vifs.list_vifs,
           Doc('List the VIFs attached to a node', 'ports', 'VIFList',
               errors=_MISSING)),
     Route(NODE + '/vifs', 'POST', vifs.attach_vif,
-          Doc('Attach a VIF to a free port of a node', 'ports',
+          Doc('Attach a VIF to a free port group or port of a node',
+              'ports',
               status=204, body='VIF', errors=_WRITE)),
     Route(NODE + '/vifs/<vif_id>', 'DELETE', vifs.detach_vif,
           Doc('Detach a VIF from a node', 'ports', status=204,
@@ -308,6 +369,79 @@ ROUTES = [
     Route(TEMPLATE, 'DELETE', deploy_templates.delete_template,
           Doc('Delete a deploy template', 'deploy templates', status=204,
               errors=(404, 405, 409))),
+
+    Route('/v1/volume', 'GET', volumes.get_volume,
+          Doc('The links to volume connectors and targets', 'volume',
+              'Volume', errors=_MISSING)),
+    Route(NODE + '/volume', 'GET', volumes.get_node_volume,
+          Doc('The links to the volume connectors and targets of a node',
+              'volume', 'Volume', errors=_MISSING)),
+    Route('/v1/volume/connectors', 'GET', volumes.list_connectors,
+          Doc('List volume connectors', filters=_VOLUME_FILTERS,
+              **_CONNECTOR_LIST)),
+    Route('/v1/volume/connectors', 'POST', volumes.create_connector,
+          Doc('Create a volume connector of a node', 'volume',
+              'VolumeConnector', status=201, body='VolumeConnectorCreate',
+              errors=(404, 409), location=True, creates='connector_uuid')),
+    Route(CONNECTOR, 'GET', volumes.get_connector,
+          Doc('Show a volume connector', 'volume', 'VolumeConnector',
+              query=_FIELDS, errors=_MISSING)),
+    Route(CONNECTOR, 'PATCH', volumes.update_connector,
+          Doc('Update a volume connector (JSON Patch)', 'volume',
+              'VolumeConnector', body='JSONPatch', errors=_WRITE)),
+    Route(CONNECTOR, 'DELETE', volumes.delete_connector,
+          Doc('Delete a volume connector', 'volume', status=204,
+              errors=_WRITE)),
+    Route(NODE + '/volume/connectors', 'GET', volumes.list_node_connectors,
+          Doc('List the volume connectors of a node',
+              filters=volume_schemas.DETAIL, **_CONNECTOR_LIST)),
+    Route('/v1/volume/targets', 'GET', volumes.list_targets,
+          Doc('List volume targets', filters=_VOLUME_FILTERS,
+              **_TARGET_LIST)),
+    Route('/v1/volume/targets', 'POST', volumes.create_target,
+          Doc('Create a volume target of a node', 'volume', 'VolumeTarget',
+              status=201, body='VolumeTargetCreate', errors=(404, 409),
+              location=True, creates='target_uuid')),
+    Route(TARGET, 'GET', volumes.get_target,
+          Doc('Show a volume target', 'volume', 'VolumeTarget',
+              query=_FIELDS, errors=_MISSING)),
+    Route(TARGET, 'PATCH', volumes.update_target,
+          Doc('Update a volume target (JSON Patch)', 'volume',
+              'VolumeTarget', body='JSONPatch', errors=_WRITE)),
+    Route(TARGET, 'DELETE', volumes.delete_target,
+          Doc('Delete a volume target', 'volume', status=204,
+              errors=_WRITE)),
+    Route(NODE + '/volume/targets', 'GET', volumes.list_node_targets,
+          Doc('List the volume targets of a node',
+              filters=volume_schemas.DETAIL, **_TARGET_LIST)),
+
+    Route('/v1/chassis', 'GET', chassis.list_chassis,
+          Doc('List chassis', filters=_DETAIL, **_CHASSIS_LIST)),
+    Route('/v1/chassis', 'POST', chassis.create_chassis,
+          Doc('Create a chassis', 'chassis', 'Chassis', status=201,
+              body='ChassisCreate', errors=(409,), location=True,
+              creates='chassis_uuid')),
+    Route('/v1/chassis/detail', 'GET', chassis.list_chassis_detail,
+          Doc('List chassis with all their fields', **_CHASSIS_LIST)),
+    Route(CHASSIS, 'GET', chassis.get_chassis,
+          Doc('Show a chassis', 'chassis', 'Chassis', query=_FIELDS,
+              errors=_MISSING)),
+    Route(CHASSIS, 'PATCH', chassis.update_chassis,
+          Doc('Update a chassis (JSON Patch)', 'chassis', 'Chassis',
+              body='JSONPatch', errors=_WRITE)),
+    Route(CHASSIS, 'DELETE', chassis.delete_chassis,
+          Doc('Delete a chassis that has no nodes', 'chassis', status=204,
+              errors=_WRITE)),
+    Route(CHASSIS + '/nodes', 'GET', chassis.list_chassis_nodes,
+          Doc('List the nodes of a chassis', 'chassis', 'NodeList',
+              query=_LIST, sort_keys=nodes.SORT_KEYS,
+              filters={**_CHASSIS_NODE_FILTERS, **_DETAIL},
+              match_filters=True, errors=_MISSING)),
+    Route(CHASSIS + '/nodes/detail', 'GET', chassis.list_chassis_nodes_detail,
+          Doc('List the nodes of a chassis with all their fields',
+              'chassis', 'NodeList', query=_LIST, sort_keys=nodes.SORT_KEYS,
+              filters=_CHASSIS_NODE_FILTERS, match_filters=True,
+              errors=_MISSING)),
 
     Route('/v1/conductors', 'GET', conductors.list_conductors,
           Doc('List conductors', 'conductors', 'ConductorList',

@@ -78,6 +78,21 @@ class NoFreePhysicalPorts(Invalid):
     """Unable to attach VIF %(vif)s, not enough free physical ports."""
 
 
+class PortgroupNotEmpty(Invalid):
+    """Cannot complete the requested action because portgroup
+    %(portgroup)s contains ports."""
+
+
+class ChassisNotEmpty(Invalid):
+    """Cannot complete the requested action because chassis %(chassis)s
+    contains nodes."""
+
+
+class InvalidStateRequested(Invalid):
+    """The requested action "%(action)s" can not be performed on node
+    "%(node)s" while it is in state "%(state)s"."""
+
+
 class InvalidState(Invalid):
     """%(err)s"""
 
@@ -156,6 +171,22 @@ class PortNotFound(NotFound):
     """Port %(port)s could not be found."""
 
 
+class PortgroupNotFound(NotFound):
+    """Portgroup %(portgroup)s could not be found."""
+
+
+class ChassisNotFound(NotFound):
+    """Chassis %(chassis)s could not be found."""
+
+
+class VolumeConnectorNotFound(NotFound):
+    """Volume connector %(connector)s could not be found."""
+
+
+class VolumeTargetNotFound(NotFound):
+    """Volume target %(target)s could not be found."""
+
+
 class VifNotAttached(NotFound):
     """Unable to detach VIF %(vif)s from node %(node)s because it is not
     attached to it."""
@@ -206,9 +237,43 @@ class MACAlreadyExists(Conflict):
     """A port with MAC address %(mac)s already exists."""
 
 
+class PortgroupAlreadyExists(Conflict):
+    """A portgroup with UUID %(uuid)s already exists."""
+
+
+class PortgroupDuplicateName(Conflict):
+    """A portgroup with name %(name)s already exists."""
+
+
+class PortgroupMACAlreadyExists(Conflict):
+    """A portgroup with MAC address %(mac)s already exists."""
+
+
+class ChassisAlreadyExists(Conflict):
+    """A chassis with UUID %(uuid)s already exists."""
+
+
+class VolumeConnectorAlreadyExists(Conflict):
+    """A volume connector with UUID %(uuid)s already exists."""
+
+
+class VolumeConnectorTypeAndIdAlreadyExists(Conflict):
+    """A volume connector with type %(type)s and connector ID
+    %(connector_id)s already exists."""
+
+
+class VolumeTargetAlreadyExists(Conflict):
+    """A volume target with UUID %(uuid)s already exists."""
+
+
+class VolumeTargetBootIndexAlreadyExists(Conflict):
+    """A volume target with boot index '%(boot_index)s' for the same node
+    already exists."""
+
+
 class VifAlreadyAttached(Conflict):
     """Unable to attach VIF because VIF %(vif)s is already attached to
-    Ironic Port %(port)s"""
+    Ironic %(object_type)s %(port)s"""
 
 
 class DeployTemplateAlreadyExists(Conflict):

@@ -19,14 +19,17 @@ def create(context, values: dict):
             session, node_events.created(node)))
 
 
-def update(context, node, values: dict, traits=None, message=None):
+def update(context, node, values: dict, traits=None, message=None,
+           shown: dict | None = None):
     """Save changed fields (and traits, when given) of a node if nobody
     changed it meanwhile, with the events of the change.
 
+    :param shown: what the events show of the change where its columns
+        do not (the chassis_uuid of a new chassis_id)
     :raises: ConcurrentUpdate, NodeLocked, DuplicateName,
         InstanceAssociated
     """
-    changes = dict(values)
+    changes = {**values, **(shown or {})}
     if traits is not None:
         changes['traits'] = traits
 

@@ -20,16 +20,17 @@ NODE_FIELDS = (
     'provision_state', 'target_provision_state', 'provision_updated_at',
     'power_state', 'target_power_state', 'maintenance',
     'maintenance_reason', 'owner', 'lessee', 'instance_uuid',
-    'last_error', 'extra', 'properties', 'created_at', 'updated_at',
-    'console_enabled', 'clean_step', 'deploy_step', 'conductor_group',
-    'retired', 'retired_reason', 'protected', 'protected_reason')
+    'last_error', 'extra', 'properties', 'chassis_uuid', 'created_at',
+    'updated_at', 'console_enabled', 'clean_step', 'deploy_step',
+    'conductor_group', 'retired', 'retired_reason', 'protected',
+    'protected_reason')
 # The interfaces of NodePayload (all but firmware).
 NODE_INTERFACES = tuple(i for i in drivers.INTERFACES if i != 'firmware')
 # NodePayload's fields that a pool node has no column for, with what they
 # always are, and what the fields of pool's columns are where the node
-# read has no such column.
+# read has no such column. (chassis_uuid is NodeCRUDPayload's only.)
 NODE_CONSTANTS = {
-    'boot_mode': None, 'chassis_uuid': None, 'clean_step': None,
+    'boot_mode': None, 'clean_step': None,
     'conductor_group': '', 'console_enabled': False, 'deploy_step': None,
     'disable_power_off': False, 'fault': None,
     'inspection_finished_at': None, 'inspection_started_at': None,
@@ -55,6 +56,21 @@ NODE_POWER = ('NodeSetPowerStatePayload', '1.17')
 NODE_PROVISION = ('NodeSetProvisionStatePayload', '1.18')
 ALLOCATION = ('AllocationCRUDPayload', '1.1')
 PORT = ('PortCRUDPayload', '1.8')
+PORTGROUP = ('PortgroupCRUDPayload', '1.3')
+VOLUME_CONNECTOR = ('VolumeConnectorCRUDPayload', '1.0')
+VOLUME_TARGET = ('VolumeTargetCRUDPayload', '1.0')
+CHASSIS = ('ChassisCRUDPayload', '1.0')
+PORTGROUP_FIELDS = (
+    'uuid', 'address', 'node_uuid', 'name', 'extra', 'mode', 'properties',
+    'standalone_ports_supported', 'physical_network', 'category',
+    'dynamic_portgroup', 'created_at', 'updated_at')
+VOLUME_CONNECTOR_FIELDS = ('uuid', 'node_uuid', 'type', 'connector_id',
+                           'extra', 'created_at', 'updated_at')
+VOLUME_TARGET_FIELDS = ('uuid', 'node_uuid', 'volume_type', 'properties',
+                        'boot_index', 'volume_id', 'extra', 'created_at',
+                        'updated_at')
+CHASSIS_FIELDS = ('uuid', 'description', 'extra', 'created_at',
+                  'updated_at')
 
 
 def _plain(value):
@@ -135,8 +151,10 @@ def node(obj, changes: dict | None = None, kind: tuple = NODE,
             changes['driver_internal_info']
             if 'driver_internal_info' in changes
             else getattr(obj, 'driver_internal_info', None))
-    if kind != NODE_CRUD:
-        del data['chassis_uuid']
+    if kind == NODE_CRUD:
+        data.setdefault('chassis_uuid', None)
+    else:
+        data.pop('chassis_uuid', None)
     data.update(_data(obj, POOL_NODE_FIELDS, changes))
     data.update(more)
     return ironic(kind, data)
@@ -153,11 +171,39 @@ def allocation(obj, changes: dict | None = None) -> dict:
 
 def port(obj, changes: dict | None = None) -> dict:
     """A port's payload: every field of Ironic's PortCRUDPayload (None
-    where neither obj nor changes tell it; pool has no port groups)."""
+    where neither obj nor changes tell it)."""
     data = dict.fromkeys(PORT_FIELDS)
     data.update(_data(obj, PORT_FIELDS, changes))
-    data['portgroup_uuid'] = None
     return ironic(PORT, data)
+
+
+def _crud(kind: tuple[str, str], fields: tuple, obj) -> dict:
+    data = dict.fromkeys(fields)
+    data.update(_data(obj, fields))
+    return ironic(kind, data)
+
+
+def portgroup(obj) -> dict:
+    """A port group's payload: every field of Ironic's
+    PortgroupCRUDPayload (None where pool has no such column)."""
+    out = _crud(PORTGROUP, PORTGROUP_FIELDS, obj)
+    out['ironic_object.data']['dynamic_portgroup'] = False
+    return out
+
+
+def volume_connector(obj) -> dict:
+    """A volume connector's payload (VolumeConnectorCRUDPayload)."""
+    return _crud(VOLUME_CONNECTOR, VOLUME_CONNECTOR_FIELDS, obj)
+
+
+def volume_target(obj) -> dict:
+    """A volume target's payload (VolumeTargetCRUDPayload)."""
+    return _crud(VOLUME_TARGET, VOLUME_TARGET_FIELDS, obj)
+
+
+def chassis(obj) -> dict:
+    """A chassis's payload (ChassisCRUDPayload)."""
+    return _crud(CHASSIS, CHASSIS_FIELDS, obj)
 
 
 # The fields of the payloads of pool's named objects, by object type.

@@ -1,10 +1,9 @@
-"""Ports and the VIFs attached to them: what is allowed, as Ironic
-allows it. VIFs are recorded on a port, not plugged into any network."""
+"""Ports: what is allowed, as Ironic allows it."""
 import re
 
 from pool_conductor.db import api as db_api
-from pool_conductor import drivers
 from pool_conductor.db import models
+from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import events
 from pool_conductor import exception
@@ -13,6 +12,10 @@ from pool_conductor import states
 
 # Where Ironic records the VIF a port is bound to.
 VIF_KEY = 'tenant_vif_port_id'
+
+# The states in which a port joins or leaves a port group, and a port
+# group moves to another node, out of maintenance (as Ironic's).
+REWIRE_STATES = (states.ENROLL, states.MANAGEABLE)
 
 _MAC = re.compile(r'^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$')
 
@@ -32,12 +35,13 @@ def vif_of(port: models.Port) -> str | None:
     return (port.internal_info or {}).get(VIF_KEY)
 
 
-def _check_unlocked(node: models.Node) -> None:
+def check_unlocked(node: models.Node) -> None:
+    """:raises: NodeLocked if a conductor holds the node"""
     if node.reservation:
         raise exception.NodeLocked(node=node.uuid, host=node.reservation)
 
 
-def _event(port: models.Port, action: str, node: models.Node,
+def event(port: models.Port, action: str, node: models.Node,
            message: str | None = None) -> events.Event:
     """baremetal.port.<action>.end of a port (as it is after the
     change), readable by its node's owner and lessee."""
@@ -47,46 +51,97 @@ def _event(port: models.Port, action: str, node: models.Node,
         payload=payloads.port(port), owner=node.owner, lessee=node.lessee)
 
 
-def _record(context, event: events.Event) -> None:
-    """Record an event in the write transaction open on context."""
-    with db_api.writer(context) as session:
-        events.record(session, [event])
-
-
 def _in_use(node: models.Node) -> bool:
     """Whether a node serves an instance (and is not in maintenance)."""
     return not node.maintenance and (
         node.provision_state == states.ACTIVE or bool(node.instance_uuid))
 
 
-def create(context, node: models.Node, values: dict) -> models.Port:
-    """Create a port of a node.
+# What update() is told when a port stays in its port group.
+KEEP = object()
 
-    :raises: NodeLocked, MACAlreadyExists, PortAlreadyExists, InvalidMAC
+
+def _check_membership(port_uuid: str | None, node: models.Node,
+                      portgroup: models.Portgroup | None, pxe_enabled: bool,
+                      vif: str | None) -> None:
+    """A port may join a port group of its own node; one that does not
+    support standalone ports only if it is not PXE-enabled nor bound to a
+    VIF.
+
+    :raises: InvalidParameterValue, Conflict
     """
-    _check_unlocked(node)
+    if portgroup is None:
+        return
+    if portgroup.node_id != node.id:
+        raise exception.InvalidParameterValue(
+            err='Port can not be added to a portgroup belonging to a '
+                'different node.')
+    if portgroup.standalone_ports_supported:
+        return
+    reason = []
+    if pxe_enabled:
+        reason.append("'pxe_enabled' was set to True")
+    if vif:
+        reason.append('VIF %s is attached to the port' % vif)
+    if reason:
+        raise exception.Conflict(
+            "Port group %s doesn't support standalone ports. This port %s "
+            "cannot be a member of that port group because of: %s"
+            % (portgroup.uuid, port_uuid or '', ', '.join(reason)))
+
+
+def create(context, node: models.Node, values: dict,
+           portgroup: models.Portgroup | None = None) -> models.Port:
+    """Create a port of a node, in portgroup if given.
+
+    :raises: NodeLocked, MACAlreadyExists, PortAlreadyExists, InvalidMAC,
+        InvalidParameterValue (a port group of another node), Conflict (a
+        PXE-enabled port in a port group without standalone ports)
+    """
+    check_unlocked(node)
     values = {**values, 'address': normalize_mac(values['address']),
               'node_id': node.id}
+    _check_membership(values.get('uuid'), node, portgroup,
+                      values.get('pxe_enabled', True), None)
+    if portgroup is not None:
+        values['portgroup_id'] = portgroup.id
     with db_api.writer(context) as session:
         port = ports_db.create_port(context, values)
-        events.record(session, [_event(port, 'create', node)])
+        events.record(session, [event(port, 'create', node)])
     return port
 
 
 def update(context, port: models.Port, node: models.Node,
-           changed: dict, new_node: models.Node | None = None
-           ) -> models.Port:
-    """Change fields of a port; new_node when it moves to another node.
+           changed: dict, new_node: models.Node | None = None,
+           portgroup=KEEP) -> models.Port:
+    """Change fields of a port; new_node when it moves to another node,
+    portgroup (a port group or None) when it joins or leaves one.
 
     As in Ironic, the address of a port of a node that serves an
-    instance changes only in maintenance, and a port bound to a VIF
-    stays on its node.
+    instance changes only in maintenance, a port bound to a VIF stays on
+    its node, and a port joins or leaves a port group only while its
+    node is in enroll, manageable or maintenance.
 
     :raises: NodeInWrongState, NodeLocked, InvalidMAC, MACAlreadyExists,
-        ConcurrentUpdate
+        ConcurrentUpdate, InvalidParameterValue, Conflict
     """
-    _check_unlocked(node)
+    check_unlocked(node)
     values = dict(changed)
+    target = new_node or node
+    if portgroup is not KEEP and (
+            (portgroup.id if portgroup else None) != port.portgroup_id):
+        check_rewire(target, 'Port %s can not have its port group '
+                     'updated' % port.uuid)
+        values['portgroup_id'] = portgroup.id if portgroup else None
+    if 'pxe_enabled' in values or 'portgroup_id' in values or (
+            new_node is not None):
+        if portgroup is KEEP:
+            portgroup = (None if port.portgroup_id is None else
+                         portgroups_db.get_portgroup_by_id(
+                             context, port.portgroup_id))
+        _check_membership(port.uuid, target, portgroup,
+                          values.get('pxe_enabled', port.pxe_enabled),
+                          vif_of(port))
     if 'address' in values:
         values['address'] = normalize_mac(values['address'])
         if values['address'] == port.address:
@@ -97,7 +152,7 @@ def update(context, port: models.Port, node: models.Node,
                     '%s is active or has instance UUID assigned'
                     % (port.uuid, node.uuid))
     if new_node is not None and new_node.id != port.node_id:
-        _check_unlocked(new_node)
+        check_unlocked(new_node)
         if vif_of(port) and not node.maintenance:
             raise exception.NodeInWrongState(
                 err='Cannot move port %s to node %s: it is bound to VIF %s.'
@@ -107,10 +162,21 @@ def update(context, port: models.Port, node: models.Node,
         return port
     with db_api.writer(context) as session:
         updated = ports_db.update_port(context, port, values)
-        events.record(session, [_event(
+        events.record(session, [event(
             updated, 'update', new_node or node,
             'Changed: %s' % ', '.join(sorted(values)))])
     return updated
+
+
+def check_rewire(node: models.Node, what: str) -> None:
+    """:raises: NodeInWrongState unless node is in a state that allows
+    changing how its ports are wired (enroll, manageable, maintenance)"""
+    if node.provision_state not in REWIRE_STATES and not node.maintenance:
+        raise exception.NodeInWrongState(
+            err='%s unless node %s is in a %s state or in maintenance '
+                'mode. Current state is \'%s\'.'
+                % (what, node.uuid, ', '.join(REWIRE_STATES),
+                   node.provision_state))
 
 
 def destroy(context, port: models.Port, node: models.Node) -> None:
@@ -118,83 +184,11 @@ def destroy(context, port: models.Port, node: models.Node) -> None:
 
     :raises: NodeInWrongState, NodeLocked, ConcurrentUpdate
     """
-    _check_unlocked(node)
+    check_unlocked(node)
     if vif_of(port) and not node.maintenance:
         raise exception.NodeInWrongState(
             err='Cannot delete the port %s as it is bound to VIF %s for '
                 'tenant use.' % (port.uuid, vif_of(port)))
     with db_api.writer(context) as session:
         ports_db.delete_port(context, port)
-        events.record(session, [_event(port, 'delete', node)])
-
-
-def _keeps_vifs(node: models.Node) -> bool:
-    """Whether a node's network interface records VIFs: Ironic's noop one
-    keeps none (attaching and detaching succeed and do nothing, the list
-    is empty), with or without ports."""
-    return drivers.of_node(node, 'network') != drivers.NOOP_NETWORK
-
-
-def list_vifs(context, node: models.Node) -> list[str]:
-    """The VIFs attached to the ports of a node."""
-    if not _keeps_vifs(node):
-        return []
-    return [vif_of(p) for p in ports_db.ports_of_node(context, node.id)
-            if vif_of(p)]
-
-
-def _preference(port: models.Port) -> tuple:
-    # As Ironic's network interfaces: PXE-enabled ports first.
-    return (not port.pxe_enabled, port.id)
-
-
-def attach_vif(context, node: models.Node,
-               vif: str) -> models.Port | None:
-    """Record a VIF on a free port of a node (one with no VIF).
-
-    Attaches and detaches on a node are serialized by its row lock: two
-    attaches never take the same port nor record the same VIF twice.
-
-    :returns: the port the VIF is recorded on; None with the noop
-        network interface, which records nothing
-    :raises: VifAlreadyAttached, NoFreePhysicalPorts, NodeLocked
-    """
-    _check_unlocked(node)
-    if not _keeps_vifs(node):
-        return None
-    with ports_db.locked_ports_of_node(context, node.id) as found:
-        for port in found:
-            if vif_of(port) == vif:
-                raise exception.VifAlreadyAttached(vif=vif, port=port.uuid)
-        free = sorted((p for p in found if not vif_of(p)), key=_preference)
-        if not free:
-            raise exception.NoFreePhysicalPorts(vif=vif)
-        port = free[0]
-        port = ports_db.update_port(context, port, {
-            'internal_info': {**(port.internal_info or {}), VIF_KEY: vif}})
-        _record(context, _event(port, 'update', node,
-                                'VIF %s attached' % vif))
-        return port
-
-
-def detach_vif(context, node: models.Node, vif: str) -> None:
-    """Remove a VIF from the port of a node it is recorded on.
-
-    With the noop network interface, nothing (as Ironic's).
-
-    :raises: VifNotAttached, NodeLocked, ConcurrentUpdate
-    """
-    _check_unlocked(node)
-    if not _keeps_vifs(node):
-        return
-    with ports_db.locked_ports_of_node(context, node.id) as found:
-        for port in found:
-            if vif_of(port) == vif:
-                info = dict(port.internal_info)
-                del info[VIF_KEY]
-                port = ports_db.update_port(context, port,
-                                            {'internal_info': info})
-                _record(context, _event(port, 'update', node,
-                                        'VIF %s detached' % vif))
-                return
-    raise exception.VifNotAttached(vif=vif, node=node.uuid)
+        events.record(session, [event(port, 'delete', node)])

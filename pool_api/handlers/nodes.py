@@ -17,6 +17,7 @@ from pool_conductor import claims
 from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
+from pool_conductor.db import chassis as chassis_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
@@ -41,6 +42,7 @@ MANUAL_CLEAN = 15
 REBUILD_CONFIGDRIVE = 35
 RESCUE = 38
 DEPLOY_STEP = 44
+UNSET_CHASSIS = 25
 CONFIGDRIVE_DICT = 56
 DEPLOY_STEPS = 69
 CONFIGDRIVE_VENDOR_DATA = 59
@@ -80,7 +82,7 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'traits', 'properties', 'extra', 'instance_info', 'driver_info',
           'driver_internal_info', *drivers.FIELDS, 'conductor_group',
           'conductor', 'automated_clean', 'protected', 'protected_reason',
-          'retired', 'retired_reason', 'instance_uuid',
+          'retired', 'retired_reason', 'chassis_uuid', 'instance_uuid',
           'allocation_uuid', 'provision_state',
           'target_provision_state', 'provision_updated_at', 'power_state',
           'target_power_state', 'maintenance', 'maintenance_reason',
@@ -120,8 +122,8 @@ SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'stage')
 PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'properties', 'extra', 'instance_info', 'driver_info',
-             'instance_uuid', 'owner', 'lessee', 'params', 'profiles',
-             'workflow', 'stage', 'runnable', 'maintenance',
+             'chassis_uuid', 'instance_uuid', 'owner', 'lessee', 'params',
+             'profiles', 'workflow', 'stage', 'runnable', 'maintenance',
              *drivers.FIELDS, 'conductor_group', 'automated_clean',
              'protected', 'protected_reason', 'retired', 'retired_reason')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
@@ -229,6 +231,7 @@ def to_dict(node, fields=None, alive=None) -> dict:
         'retired_reason': node.retired_reason,
         'conductor': (conductor_of(node, alive) if 'conductor' in fields
                       else None),
+        'chassis_uuid': node.chassis_uuid,
         'instance_uuid': node.instance_uuid,
         'allocation_uuid': node.allocation_uuid,
         'provision_state': node.provision_state,
@@ -338,6 +341,10 @@ def _filters() -> dict:
         'associated': params.get_bool('associated'),
     }
     common.check_uuid(filters['instance_uuid'], 'instance_uuid')
+    chassis_uuid = _filter_arg('chassis_uuid')
+    if chassis_uuid is not None:
+        common.check_uuid(chassis_uuid, 'chassis_uuid')
+        filters['chassis_id'] = _body_chassis(chassis_uuid).id
     filters['match'] = _match_filters()
     return filters
 
@@ -385,7 +392,7 @@ def _match_filters() -> list:
     return found
 
 
-def _list(detail: bool):
+def _list(detail: bool, chassis=None):
     policy.authorize('baremetal:node:list')
     project = policy.project_scope('baremetal:node:list_all')
     fields = params.get_list_fields(_visible_fields(), SHORT_FIELDS, detail)
@@ -395,6 +402,8 @@ def _list(detail: bool):
     filters = _filters()
     filters['project'] = project
     conductor = _filter_arg('conductor', microversion.CONDUCTORS)
+    if chassis is not None:
+        filters['chassis_id'] = chassis.id
     nodes = nodes_db.list_nodes(flask.g.context, filters, limit=limit,
                                 marker=params.get_marker(),
                                 sort_key=sort_key, sort_dir=sort_dir)
@@ -416,6 +425,23 @@ def list_nodes():
 
 def list_nodes_detail():
     return _list(detail=True)
+
+
+def list_nodes_of_chassis(chassis, detail: bool):
+    """The nodes of a chassis (/v1/chassis/<chassis>/nodes)."""
+    return _list(detail, chassis)
+
+
+def _body_chassis(chassis_uuid: str):
+    """The chassis a request names: a 400 when it does not exist, as
+    Ironic answers.
+
+    :raises: InvalidParameterValue
+    """
+    try:
+        return chassis_db.get_chassis(flask.g.context, chassis_uuid)
+    except exception.ChassisNotFound as exc:
+        raise exception.InvalidParameterValue(err=exc.message) from None
 
 
 # A single node -----------------------------------------------------------
@@ -455,6 +481,9 @@ def create_node():
     values.update(drivers.check_interfaces(body['driver'], body,
                                            reset=True))
     values['conductor_group'] = _group_arg(body.get('conductor_group')) or ''
+    if 'chassis_uuid' in values:
+        common.check_uuid(values['chassis_uuid'], 'chassis_uuid')
+        values['chassis_id'] = _body_chassis(values.pop('chassis_uuid')).id
     values.update(
         provision_state=(states.ENROLL
                          if microversion.at_least(microversion.ENROLL)
@@ -636,6 +665,16 @@ def update_node(node_ident):
     check_pool_references(changed, node)
     if 'owner' in changed or 'lessee' in changed:
         policy.authorize('baremetal:node:update_owner')
+    shown = {}
+    if 'chassis_uuid' in changed:
+        policy.authorize('baremetal:node:update:chassis_uuid')
+        shown['chassis_uuid'] = changed.pop('chassis_uuid')
+        if shown['chassis_uuid'] is None:
+            _require_version(UNSET_CHASSIS, 'Removing chassis_uuid')
+            changed['chassis_id'] = None
+        else:
+            common.check_uuid(shown['chassis_uuid'], 'chassis_uuid')
+            changed['chassis_id'] = _body_chassis(shown['chassis_uuid']).id
     if reported and 'instance_uuid' not in changed:
         # A stage or runnable report moves a waiting node on, a repeated
         # one too.
@@ -644,7 +683,7 @@ def update_node(node_ident):
                                                              node.id)))
     if 'instance_uuid' not in changed:
         node = retry.on_node_locked(node_changes.update, context, node,
-                                    changed)
+                                    changed, shown=shown)
         return flask.jsonify(present(node))
     instance = changed.pop('instance_uuid')
     if instance is None:

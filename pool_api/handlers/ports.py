@@ -13,6 +13,7 @@ from pool_api.schemas import common
 from pool_api.schemas import ports as schema
 from pool_api import validation
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import exception
 from pool_conductor import ports
@@ -21,10 +22,11 @@ from pool_conductor import ports
 NODE_NAMES = 5
 INTERNAL_INFO = 18
 LOCAL_LINK = 19
+PORTGROUPS = 24
 PHYSICAL_NETWORK = 34
 SMARTNIC = 53
 
-FIELDS = ('uuid', 'address', 'node_uuid', 'pxe_enabled',
+FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'pxe_enabled',
           'local_link_connection', 'physical_network', 'extra',
           'internal_info', 'is_smartnic', 'created_at', 'updated_at',
           'links')
@@ -34,14 +36,17 @@ NEW_FIELDS = {
     'internal_info': INTERNAL_INFO,
     'pxe_enabled': LOCAL_LINK,
     'local_link_connection': LOCAL_LINK,
+    'portgroup_uuid': PORTGROUPS,
     'physical_network': PHYSICAL_NETWORK,
     'is_smartnic': SMARTNIC,
 }
 SORT_KEYS = ('id', 'uuid', 'address', 'created_at', 'updated_at',
              'pxe_enabled', 'physical_network', 'is_smartnic')
-PATCHABLE = ('address', 'node_uuid', 'pxe_enabled', 'local_link_connection',
-             'physical_network', 'extra', 'is_smartnic')
+PATCHABLE = ('address', 'node_uuid', 'portgroup_uuid', 'pxe_enabled',
+             'local_link_connection', 'physical_network', 'extra',
+             'is_smartnic')
 PATCH_DEFAULTS = {'pxe_enabled': True, 'local_link_connection': {},
+                  'portgroup_uuid': None,
                   'physical_network': None, 'extra': {},
                   'is_smartnic': False}
 
@@ -61,6 +66,7 @@ def to_dict(port, fields=None) -> dict:
         'uuid': port.uuid,
         'address': port.address,
         'node_uuid': port.node_uuid,
+        'portgroup_uuid': port.portgroup_uuid,
         'pxe_enabled': bool(port.pxe_enabled),
         'local_link_connection': port.local_link_connection or {},
         'physical_network': port.physical_network,
@@ -96,7 +102,8 @@ def _as_bool(value, name: str) -> bool | None:
 def _values(body: dict) -> dict:
     """The columns of a port from a checked body; None is the default."""
     values = {k: v for k, v in body.items()
-              if k in PATCHABLE and k != 'node_uuid' and v is not None}
+              if k in PATCHABLE and k not in ('node_uuid', 'portgroup_uuid')
+              and v is not None}
     for name in ('pxe_enabled', 'is_smartnic'):
         if name in values:
             values[name] = _as_bool(values[name], name)
@@ -134,6 +141,17 @@ def _body_node(ident: str):
     return node
 
 
+def _body_portgroup(ident: str | None):
+    """The port group a request body names, None for none: a 400 when it
+    does not exist, as Ironic answers."""
+    if ident is None:
+        return None
+    try:
+        return portgroups_db.get_portgroup(flask.g.context, ident)
+    except exception.PortgroupNotFound as exc:
+        raise exception.InvalidParameterValue(err=exc.message) from None
+
+
 # Collections -------------------------------------------------------------
 
 
@@ -156,8 +174,33 @@ def _list_node(node_ident: str | None):
     return nodes.get_authorized(ident, 'baremetal:node:get')
 
 
-def _list(detail: bool, node_ident: str | None = None):
+def _list_portgroup(portgroup_ident: str | None):
+    """The port group a list is limited to, from the path or the query.
+
+    :raises: NotFound (nested) or NotAcceptable (query) below 1.24
+    """
+    ident = portgroup_ident or params.get_string(
+        'portgroup', schema.FILTERS['portgroup'])
+    if ident is None:
+        return None
+    if not microversion.at_least(PORTGROUPS):
+        if portgroup_ident is not None:
+            raise exception.NotFound()
+        raise exception.NotAcceptable(
+            'The portgroup filter needs API version 1.%d or newer.'
+            % PORTGROUPS)
+    portgroup = portgroups_db.get_portgroup(flask.g.context, ident)
+    node = nodes_db.get_node_by_id(flask.g.context, portgroup.node_id)
+    policy.authorize('baremetal:portgroup:get', _node_target(node),
+                     'baremetal:portgroup:get',
+                     exception.PortgroupNotFound(portgroup=ident))
+    return portgroup
+
+
+def _list(detail: bool, node_ident: str | None = None,
+          portgroup_ident: str | None = None):
     policy.authorize('baremetal:port:list')
+    portgroup = _list_portgroup(portgroup_ident)
     project = policy.project_scope('baremetal:port:list_all')
     fields = params.get_list_fields(_visible_fields(), SHORT_FIELDS, detail)
     limit = params.get_limit()
@@ -165,8 +208,13 @@ def _list(detail: bool, node_ident: str | None = None):
         [k for k in SORT_KEYS if _visible(k)])
     filters = {'project': project}
     node = _list_node(node_ident)
+    if node is not None and portgroup is not None:
+        raise exception.Invalid('Filtering by node and portgroup '
+                                'simultaneously is not supported.')
     if node is not None:
         filters['node_id'] = node.id
+    if portgroup is not None:
+        filters['portgroup_id'] = portgroup.id
     address = params.get_string('address', schema.FILTERS['address'])
     if address is not None:
         filters['address'] = ports.normalize_mac(address)
@@ -193,6 +241,14 @@ def list_node_ports_detail(node_ident):
     return _list(detail=True, node_ident=node_ident)
 
 
+def list_portgroup_ports(portgroup_ident):
+    return _list(detail=False, portgroup_ident=portgroup_ident)
+
+
+def list_portgroup_ports_detail(portgroup_ident):
+    return _list(detail=True, portgroup_ident=portgroup_ident)
+
+
 # A single port -----------------------------------------------------------
 
 
@@ -208,7 +264,8 @@ def create_port():
     values = _values(body)
     if body.get('uuid'):
         values['uuid'] = body['uuid']
-    port = ports.create(flask.g.context, node, values)
+    port = ports.create(flask.g.context, node, values,
+                        _body_portgroup(body.get('portgroup_uuid')))
     response = flask.jsonify(to_dict(port))
     response.status_code = 201
     response.headers['Location'] = links.resource_links(
@@ -242,11 +299,15 @@ def update_port(port_uuid):
     if 'node_uuid' in changed:
         new_node = _body_node(changed.pop('node_uuid'))
         policy.authorize('baremetal:port:update', _node_target(new_node))
+    portgroup = ports.KEEP
+    if 'portgroup_uuid' in changed:
+        portgroup = _body_portgroup(changed.pop('portgroup_uuid'))
     values = _values(changed)
     for name in PATCH_DEFAULTS:
         if name in changed and changed[name] is None:
             values[name] = PATCH_DEFAULTS[name]
-    port = ports.update(flask.g.context, port, node, values, new_node)
+    port = ports.update(flask.g.context, port, node, values, new_node,
+                        portgroup)
     return flask.jsonify(to_dict(port))
 
 

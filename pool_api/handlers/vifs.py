@@ -1,4 +1,5 @@
-"""VIFs of nodes: /v1/nodes/<node>/vifs, recorded on the node's ports."""
+"""VIFs of nodes: /v1/nodes/<node>/vifs, recorded on the node's port
+groups and ports."""
 import flask
 
 from pool_api import microversion
@@ -6,7 +7,7 @@ from pool_api.handlers import nodes
 from pool_api.schemas import ports as schema
 from pool_api import validation
 from pool_conductor import exception
-from pool_conductor import ports
+from pool_conductor import vifs
 
 # The version of Ironic's API that introduced VIFs.
 VIFS = 28
@@ -20,20 +21,20 @@ def _node(node_ident: str, rule: str):
 
 def list_vifs(node_ident):
     node = _node(node_ident, 'baremetal:node:vif:list')
-    return flask.jsonify(vifs=[{'id': vif} for vif in ports.list_vifs(
+    return flask.jsonify(vifs=[{'id': vif} for vif in vifs.list_vifs(
         flask.g.context, node)])
 
 
 def attach_vif(node_ident):
-    """Record a VIF on a free port of the node."""
+    """Record a VIF on a free port group or port of the node."""
     node = _node(node_ident, 'baremetal:node:vif:attach')
     body = validation.json_body()
     validation.validate(schema.VIF, body)
-    ports.attach_vif(flask.g.context, node, body['id'])
+    vifs.attach_vif(flask.g.context, node, body['id'])
     return '', 204
 
 
 def detach_vif(node_ident, vif_id):
     node = _node(node_ident, 'baremetal:node:vif:detach')
-    ports.detach_vif(flask.g.context, node, vif_id)
+    vifs.detach_vif(flask.g.context, node, vif_id)
     return '', 204

@@ -22,6 +22,7 @@ _FIELDS = {
     'extra': DICT,
     'instance_info': DICT,
     'driver_info': DICT,
+    'chassis_uuid': {'type': ['string', 'null'], 'maxLength': 36},
     'owner': common.PROJECT,
     'lessee': common.PROJECT,
     'params': pools.PARAMS,
@@ -39,11 +40,10 @@ _FIELDS = {
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
-# chassis or console; instance_uuid and maintenance have their own
+# console; instance_uuid and maintenance have their own
 # writers): accepted as null, which Ironic takes as absent.
 IRONIC_ONLY_FIELDS = (
-    'chassis_uuid', 'console_enabled', 'instance_uuid', 'maintenance',
-    'network_data')
+    'console_enabled', 'instance_uuid', 'maintenance', 'network_data')
 
 # On creation null means the same as leaving the field out, as in Ironic.
 CREATE = {
@@ -208,6 +208,7 @@ FILTERS = {
     'conductor_group': {'type': 'string', 'maxLength': 255},
     'conductor': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
+    'chassis_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},
     'retired': {'type': 'boolean'},
     'associated': {'type': 'boolean'},

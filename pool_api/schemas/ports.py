@@ -18,6 +18,7 @@ LOCAL_LINK_CONNECTION = {
 _FIELDS = {
     'address': {'type': 'string', 'maxLength': 255},
     'node_uuid': common.IDENT,
+    'portgroup_uuid': {**common.IDENT, 'type': ['string', 'null']},
     'pxe_enabled': _BOOL,
     'local_link_connection': LOCAL_LINK_CONNECTION,
     'physical_network': {'type': ['string', 'null'], 'maxLength': 64},
@@ -45,6 +46,7 @@ FILTERS = {
     'node': common.IDENT,
     'node_uuid': common.UUID,
     'address': {'type': 'string', 'maxLength': 255},
+    'portgroup': common.IDENT,
 }
 
 VIF = {

@@ -57,6 +57,7 @@ NODE_FIELDS = {
     'protected_reason': _NULLABLE_STRING,
     'retired': _BOOLEAN,
     'retired_reason': _NULLABLE_STRING,
+    'chassis_uuid': _NULLABLE_STRING,
     'instance_uuid': _NULLABLE_STRING,
     'allocation_uuid': _NULLABLE_STRING,
     'provision_state': _NULLABLE_STRING,
@@ -113,6 +114,7 @@ PORT_FIELDS = {
     'uuid': STRING,
     'address': STRING,
     'node_uuid': STRING,
+    'portgroup_uuid': _NULLABLE_STRING,
     'pxe_enabled': _BOOLEAN,
     'local_link_connection': _OBJECT,
     'physical_network': _NULLABLE_STRING,
@@ -122,6 +124,56 @@ PORT_FIELDS = {
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
+}
+
+PORTGROUP_FIELDS = {
+    'uuid': STRING,
+    'address': _NULLABLE_STRING,
+    'name': _NULLABLE_STRING,
+    'node_uuid': STRING,
+    'standalone_ports_supported': _BOOLEAN,
+    'internal_info': _OBJECT,
+    'extra': _OBJECT,
+    'mode': _NULLABLE_STRING,
+    'properties': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+    'ports': _LINKS,
+}
+
+VOLUME_CONNECTOR_FIELDS = {
+    'uuid': STRING,
+    'node_uuid': STRING,
+    'type': STRING,
+    'connector_id': STRING,
+    'extra': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
+VOLUME_TARGET_FIELDS = {
+    'uuid': STRING,
+    'node_uuid': STRING,
+    'volume_type': STRING,
+    'properties': _OBJECT,
+    'boot_index': {'type': 'integer'},
+    'volume_id': STRING,
+    'extra': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
+
+CHASSIS_FIELDS = {
+    'uuid': STRING,
+    'description': _NULLABLE_STRING,
+    'extra': _OBJECT,
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+    'nodes': _LINKS,
 }
 
 CONDUCTOR_FIELDS = {
@@ -512,6 +564,49 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('ports',)),
+    'Portgroup': _object(
+        PORTGROUP_FIELDS, required=('links',),
+        description='A port group. Which fields it has depends on the '
+                    'requested version and the fields parameter; links '
+                    'are always there.'),
+    'PortgroupList': _object({
+        'portgroups': {'type': 'array', 'items': _ref('Portgroup')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('portgroups',)),
+    'Chassis': _object(
+        CHASSIS_FIELDS, required=('links',),
+        description='A chassis. Which fields it has depends on the fields '
+                    'parameter; links are always there.'),
+    'ChassisList': _object({
+        'chassis': {'type': 'array', 'items': _ref('Chassis')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('chassis',)),
+    'Volume': _object({'links': _LINKS, 'connectors': _LINKS,
+                       'targets': _LINKS},
+                      required=('links', 'connectors', 'targets')),
+    'VolumeConnector': _object(
+        VOLUME_CONNECTOR_FIELDS, required=('links',),
+        description='A volume connector. Which fields it has depends on '
+                    'the fields parameter; links are always there.'),
+    'VolumeConnectorList': _object({
+        'connectors': {'type': 'array', 'items': _ref('VolumeConnector')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('connectors',)),
+    'VolumeTarget': _object(
+        VOLUME_TARGET_FIELDS, required=('links',),
+        description='A volume target. Which fields it has depends on the '
+                    'fields parameter; links are always there. Its '
+                    'properties are redacted for callers without '
+                    'baremetal:volume:view_target_properties, and their '
+                    'secrets masked for all.'),
+    'VolumeTargetList': _object({
+        'targets': {'type': 'array', 'items': _ref('VolumeTarget')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('targets',)),
     'VIFList': _object({
         'vifs': {'type': 'array', 'items': _object(
             {'id': STRING}, required=('id',))},

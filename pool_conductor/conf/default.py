@@ -45,6 +45,13 @@ def _interface_opts(name: str, enabled: list[str]) -> list[cfg.Opt]:
 
 
 opts = [
+    cfg.StrOpt('default_portgroup_mode',
+               default='active-backup',
+               help='The bonding mode of a port group created without one '
+                    '(Ironic\'s option of the same name); the Linux '
+                    'bonding modes are balance-rr, active-backup, '
+                    'balance-xor, broadcast, 802.3ad, balance-tlb and '
+                    'balance-alb.'),
     cfg.StrOpt('host',
                default=socket.gethostname(),
                sample_default='localhost',

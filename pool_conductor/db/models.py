@@ -75,6 +75,9 @@ class Node(TimestampMixin, Base):
         # Nodes by provision state: the conductors' search for nodes in a
         # state in progress (deploying, deleting, cleaning).
         sa.Index('nodes_provision_state_idx', 'provision_state'),
+        # The nodes of a chassis: its listing, and the check before its
+        # deletion.
+        sa.Index('nodes_chassis_id_idx', 'chassis_id'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
         sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
@@ -212,6 +215,9 @@ class Node(TimestampMixin, Base):
     # Ironic's per-node cleaning switch (null: the conductors' default).
     automated_clean: orm.Mapped[bool | None] = orm.mapped_column(
         sa.Boolean)
+    # The chassis the node is in, if any (Ironic's chassis_uuid).
+    chassis_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('chassis.id', name='nodes_chassis_id_fkey'))
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -281,6 +287,7 @@ class Port(TimestampMixin, Base):
     __tablename__ = 'ports'
     __table_args__ = (
         sa.Index('ports_node_id_idx', 'node_id'),
+        sa.Index('ports_portgroup_id_idx', 'portgroup_id'),
         sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
         sa.UniqueConstraint('address', name='uniq_ports0address'),
     )
@@ -302,6 +309,100 @@ class Port(TimestampMixin, Base):
                                                         default=dict)
     is_smartnic: orm.Mapped[bool] = orm.mapped_column(sa.Boolean,
                                                       default=False)
+    # The port group the port is a member of, if any.
+    portgroup_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('portgroups.id', name='ports_portgroup_id_fkey'))
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
+class Portgroup(TimestampMixin, Base):
+    """A group of ports of a node bonded together (Ironic's portgroup)."""
+    __tablename__ = 'portgroups'
+    __table_args__ = (
+        sa.Index('portgroups_node_id_idx', 'node_id'),
+        sa.UniqueConstraint('uuid', name='uniq_portgroups0uuid'),
+        sa.UniqueConstraint('address', name='uniq_portgroups0address'),
+        sa.UniqueConstraint('name', name='uniq_portgroups0name'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', name='portgroups_node_id_fkey'))
+    address: orm.Mapped[str | None] = orm.mapped_column(sa.String(18))
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    # Written by the service only: the attached VIF (tenant_vif_port_id).
+    internal_info: orm.Mapped[dict] = orm.mapped_column(JSONType,
+                                                        default=dict)
+    standalone_ports_supported: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=True)
+    mode: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    properties: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
+class Chassis(TimestampMixin, Base):
+    """A group of nodes (Ironic's chassis)."""
+    __tablename__ = 'chassis'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_chassis0uuid'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
+class VolumeConnector(TimestampMixin, Base):
+    """How a node connects to volumes (Ironic's volume connector)."""
+    __tablename__ = 'volume_connectors'
+    __table_args__ = (
+        sa.Index('volume_connectors_node_id_idx', 'node_id'),
+        sa.UniqueConstraint('uuid', name='uniq_volumeconnectors0uuid'),
+        sa.UniqueConstraint('type', 'connector_id',
+                            name='uniq_volumeconnectors0type0connector_id'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', name='volume_connectors_node_id_fkey'))
+    type: orm.Mapped[str] = orm.mapped_column(sa.String(32))
+    connector_id: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    # Bumped by every update; updates compare and swap on it.
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
+class VolumeTarget(TimestampMixin, Base):
+    """A volume a node boots from or uses (Ironic's volume target)."""
+    __tablename__ = 'volume_targets'
+    __table_args__ = (
+        sa.Index('volume_targets_volume_id_idx', 'volume_id'),
+        sa.UniqueConstraint('uuid', name='uniq_volumetargets0uuid'),
+        sa.UniqueConstraint('node_id', 'boot_index',
+                            name='uniq_volumetargets0node_id0boot_index'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', name='volume_targets_node_id_fkey'))
+    volume_type: orm.Mapped[str] = orm.mapped_column(sa.String(64))
+    properties: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    boot_index: orm.Mapped[int] = orm.mapped_column(sa.Integer)
+    volume_id: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -588,4 +689,19 @@ Node.allocation_uuid = orm.column_property(
     .correlate_except(Allocation).scalar_subquery())
 Port.node_uuid = orm.column_property(
     sa.select(Node.uuid).where(Node.id == Port.node_id)
+    .correlate_except(Node).scalar_subquery())
+Port.portgroup_uuid = orm.column_property(
+    sa.select(Portgroup.uuid).where(Portgroup.id == Port.portgroup_id)
+    .correlate_except(Portgroup).scalar_subquery())
+Portgroup.node_uuid = orm.column_property(
+    sa.select(Node.uuid).where(Node.id == Portgroup.node_id)
+    .correlate_except(Node).scalar_subquery())
+Node.chassis_uuid = orm.column_property(
+    sa.select(Chassis.uuid).where(Chassis.id == Node.chassis_id)
+    .correlate_except(Chassis).scalar_subquery())
+VolumeConnector.node_uuid = orm.column_property(
+    sa.select(Node.uuid).where(Node.id == VolumeConnector.node_id)
+    .correlate_except(Node).scalar_subquery())
+VolumeTarget.node_uuid = orm.column_property(
+    sa.select(Node.uuid).where(Node.id == VolumeTarget.node_id)
     .correlate_except(Node).scalar_subquery())

@@ -78,7 +78,7 @@ def list_nodes(context, filters: dict, limit: int | None = None,
 
     filters: provision_state, resource_class, maintenance (bool),
     associated (bool), owner, lessee, project (owner or lessee), driver,
-    match (a list of pool_conductor.filters.Filter, ANDed).
+    chassis_id, match (a list of pool_conductor.filters.Filter, ANDed).
 
     :raises: NodeNotFound if the marker does not exist, FilterTimeout,
         FilterRefused
@@ -99,6 +99,8 @@ def list_nodes(context, filters: dict, limit: int | None = None,
                         else node.instance_uuid.is_(None))
         if filters.get('instance_uuid') is not None:
             q = q.where(node.instance_uuid == filters['instance_uuid'])
+        if filters.get('chassis_id') is not None:
+            q = q.where(node.chassis_id == filters['chassis_id'])
         if filters.get('project') is not None:
             q = q.where(sa.or_(node.owner == filters['project'],
                                node.lessee == filters['project']))
@@ -175,10 +177,12 @@ def replace_traits(session, node_id: int, traits) -> None:
 
 
 def delete_node(conn, node_id: int) -> None:
-    """Delete a node, its traits and ports, and allocations that still
-    name it."""
-    conn.execute(sa.delete(models.Port.__table__).where(
-        models.Port.__table__.c.node_id == node_id))
+    """Delete a node, its traits, ports, port groups, volume connectors
+    and targets, and allocations that still name it."""
+    for model in (models.Port, models.Portgroup, models.VolumeConnector,
+                  models.VolumeTarget):
+        conn.execute(sa.delete(model.__table__).where(
+            model.__table__.c.node_id == node_id))
     conn.execute(sa.delete(models.Allocation.__table__).where(
         models.Allocation.__table__.c.node_id == node_id))
     conn.execute(sa.delete(models.NodeTrait.__table__).where(

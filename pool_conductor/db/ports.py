@@ -47,7 +47,7 @@ def create_port(context, values: dict) -> models.Port:
     """Create a port of the node values['node_id'].
 
     :raises: PortAlreadyExists, MACAlreadyExists, NodeNotFound (the node
-        went away meanwhile)
+        or the port group went away meanwhile)
     """
     values = {'extra': {}, 'internal_info': {}, 'local_link_connection': {},
               'pxe_enabled': True, 'is_smartnic': False, **values}
@@ -67,8 +67,8 @@ def create_port(context, values: dict) -> models.Port:
 def list_ports(context, filters: dict, limit: int | None = None,
                marker: str | None = None, sort_key: str = 'id',
                sort_dir: str = 'asc') -> list[models.Port]:
-    """List ports by node_id, address and project (the owner or the
-    lessee of their node), one page at a time.
+    """List ports by node_id, address, portgroup_id and project (the
+    owner or the lessee of their node), one page at a time.
 
     :raises: PortNotFound if the marker does not exist
     """
@@ -79,6 +79,8 @@ def list_ports(context, filters: dict, limit: int | None = None,
             q = q.where(port.node_id == filters['node_id'])
         if filters.get('address') is not None:
             q = q.where(port.address == filters['address'])
+        if filters.get('portgroup_id') is not None:
+            q = q.where(port.portgroup_id == filters['portgroup_id'])
         if filters.get('project') is not None:
             project = filters['project']
             q = q.where(port.node_id.in_(
@@ -139,6 +141,16 @@ def ports_of_node(context, node_id: int) -> list[models.Port]:
     with api.reader(context) as session:
         return list(session.scalars(
             sa.select(models.Port).where(models.Port.node_id == node_id)
+            .order_by(models.Port.id)
+            .execution_options(populate_existing=True)))
+
+
+def ports_of_portgroup(context, portgroup_id: int) -> list[models.Port]:
+    """The member ports of a port group, in id order."""
+    with api.reader(context) as session:
+        return list(session.scalars(
+            sa.select(models.Port)
+            .where(models.Port.portgroup_id == portgroup_id)
             .order_by(models.Port.id)
             .execution_options(populate_existing=True)))
 

@@ -331,6 +331,39 @@ class CLITestCase(ClientTestCase):
         self.run_cli('port', 'delete', port['uuid'])
         self.assertEqual([], self.run_list('port', 'list'))
 
+    def test_port_groups(self):
+        node = self.run_json('node', 'create', '--driver', 'fake-hardware',
+                             '--name', 'node-g')
+        group = self.run_json(
+            'port', 'group', 'create', '--node', node['uuid'], '--name',
+            'bond0', '--address', '52:54:00:AB:CD:10', '--mode', '802.3ad',
+            '--property', 'miimon=100')
+        # The client sends a property's value as JSON when it is.
+        self.assertEqual(('bond0', '52:54:00:ab:cd:10', '802.3ad',
+                          {'miimon': 100}),
+                         (group['name'], group['address'], group['mode'],
+                          group['properties']))
+        listed = self.run_list('port', 'group', 'list', '--node', 'node-g')
+        self.assertEqual([group['uuid']], [g['uuid'] for g in listed])
+        port = self.run_json('port', 'create', '52:54:00:ab:cd:11',
+                             '--node', node['uuid'], '--port-group',
+                             'bond0')
+        self.assertEqual(group['uuid'], port['portgroup_uuid'])
+        self.assertEqual([port['uuid']], [p['uuid'] for p in self.run_list(
+            'port', 'list', '--port-group', 'bond0')])
+        self.run_cli('node', 'vif', 'attach', 'node-g', 'vif-1')
+        self.assertEqual('vif-1', self.run_json(
+            'port', 'group', 'show', 'bond0')['internal_info'][
+                'tenant_vif_port_id'])
+        self.run_cli('node', 'vif', 'detach', 'node-g', 'vif-1')
+        result = self.run_cli('port', 'group', 'delete', 'bond0',
+                              check=False)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('contains ports', result.stderr)
+        self.run_cli('port', 'delete', port['uuid'])
+        self.run_cli('port', 'group', 'delete', 'bond0')
+        self.assertEqual([], self.run_list('port', 'group', 'list'))
+
     def test_missing_allocation(self):
         result = self.run_cli('allocation', 'show', 'missing', check=False)
         self.assertNotEqual(0, result.returncode)

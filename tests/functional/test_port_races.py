@@ -1,12 +1,15 @@
-"""Ports on real databases: concurrent VIF attaches never share a port
-and never record one VIF twice."""
+"""Ports and port groups on real databases: concurrent VIF attaches never
+share a port or a port group and never record one VIF twice."""
 import threading
 
 from pool_conductor import context as pool_context
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import exception
+from pool_conductor import portgroups
 from pool_conductor import ports
+from pool_conductor import vifs as vifs_core
 from tests.functional import db_fixtures
 
 PORTS = 4
@@ -32,7 +35,7 @@ class PortRaceMixin:
         def attach(i, vif):
             start.wait()
             try:
-                ports.attach_vif(pool_context.get_admin_context(),
+                vifs_core.attach_vif(pool_context.get_admin_context(),
                                  self.node, vif)
                 outcomes[i] = 'attached'
             except exception.NoFreePhysicalPorts:
@@ -60,14 +63,33 @@ class PortRaceMixin:
         self.assertEqual(ATTACHES, len(outcomes))
         self.assertEqual(PORTS, len([v for v in recorded if v]))
         self.assertEqual(attached, sorted(recorded))
-        self.assertEqual(sorted(ports.list_vifs(self.context, self.node)),
+        self.assertEqual(sorted(vifs_core.list_vifs(self.context, self.node)),
                          attached)
+
+    def test_concurrent_attaches_take_a_port_group_once(self):
+        # The first two ports bonded: the group and the two other ports
+        # take a VIF each.
+        group = portgroups.create(self.context, self.node,
+                                  {'mode': 'active-backup'})
+        for port in ports_db.ports_of_node(self.context, self.node.id)[:2]:
+            ports_db.update_port(self.context, port,
+                                 {'portgroup_id': group.id})
+        vifs = ['vif-%d' % i for i in range(ATTACHES)]
+        outcomes = self.race(vifs)
+        attached = sorted(vifs[i] for i, o in outcomes.items()
+                          if o == 'attached')
+        self.assertEqual(3, len(attached))
+        group = portgroups_db.get_portgroup(self.context, group.uuid)
+        self.assertIn(ports.vif_of(group), attached)
+        self.assertEqual(attached, sorted(
+            vifs_core.list_vifs(self.context, self.node)))
 
     def test_one_vif_attached_at_once_is_recorded_once(self):
         outcomes = self.race(['vif-x'] * ATTACHES)
         self.assertEqual(['already attached'] * (ATTACHES - 1) + ['attached'],
                          sorted(outcomes.values()))
-        self.assertEqual(['vif-x'], ports.list_vifs(self.context, self.node))
+        self.assertEqual(['vif-x'],
+                         vifs_core.list_vifs(self.context, self.node))
 
 
 class PostgreSQLPortRaceTestCase(PortRaceMixin,

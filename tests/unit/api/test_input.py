@@ -54,6 +54,15 @@ BODIES = {
     'PortCreate': '{"address": "52:54:00:00:00:09", "node_uuid": "%s", '
                   '"extra": {"k": %%s}}' % NODE_UUID,
     'VIF': '{"id": "vif-1", "extra": {"k": %s}}',
+    'PortgroupCreate': '{"node_uuid": "%s", "extra": {"k": %%s}}'
+                       % NODE_UUID,
+    'ChassisCreate': '{"description": "c", "extra": {"k": %s}}',
+    'VolumeConnectorCreate': '{"node_uuid": "%s", "type": "iqn", '
+                             '"connector_id": "iqn.new", "extra": {"k": %%s}}'
+                             % NODE_UUID,
+    'VolumeTargetCreate': '{"node_uuid": "%s", "volume_type": "iscsi", '
+                          '"volume_id": "v", "boot_index": 5, '
+                          '"properties": {"k": %%s}}' % NODE_UUID,
     'BrokerCreate': '{"name": "b2", "driver": "fake", "parameters": '
                     '{"k": %s}}',
     'ProviderCreate': '{"name": "pv2", "pool": "web", '
@@ -102,6 +111,21 @@ class TestBodyBoundary(base.APITestCase):
                                        'address': '52:54:00:00:00:01'})
         self.assertEqual(201, resp.status_code, resp.get_data())
         port_uuid = resp.get_json()['uuid']
+        resp = self.post('/v1/portgroups', {'node_uuid': NODE_UUID,
+                                            'name': 'pg1'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        resp = self.post('/v1/volume/connectors', {
+            'node_uuid': NODE_UUID, 'type': 'iqn', 'connector_id': 'iqn.1'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        connector_uuid = resp.get_json()['uuid']
+        resp = self.post('/v1/volume/targets', {
+            'node_uuid': NODE_UUID, 'volume_type': 'iscsi',
+            'volume_id': 'v', 'boot_index': 0})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        target_uuid = resp.get_json()['uuid']
+        resp = self.post('/v1/chassis', {})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        chassis_uuid = resp.get_json()['uuid']
         resp = self.post('/v1/providers', {'name': 'pv', 'pool': 'web'})
         self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/deploy_templates', {
@@ -118,7 +142,11 @@ class TestBodyBoundary(base.APITestCase):
                             'broker_name': 'cloud', 'provider_name': 'pv',
                             'claim_ident': 'c1',
                             'template_ident': 'CUSTOM_A',
-                            'indicator': 'led@system'}
+                            'indicator': 'led@system',
+                            'portgroup_ident': 'pg1',
+                            'connector_uuid': connector_uuid,
+                            'target_uuid': target_uuid,
+                            'chassis_uuid': chassis_uuid}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -140,7 +168,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(36, len(body_routes()))
+        self.assertEqual(44, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

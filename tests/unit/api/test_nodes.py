@@ -72,7 +72,8 @@ class TestCreate(NodeAPITestCase):
         self.assertEqual(
             {'uuid', 'name', 'description', 'driver', 'resource_class',
              'traits', 'properties', 'extra', 'instance_info',
-             'driver_info', 'instance_uuid', 'allocation_uuid',
+             'driver_info', 'chassis_uuid', 'instance_uuid',
+             'allocation_uuid',
              'provision_state', 'target_provision_state',
              'provision_updated_at', 'power_state', 'target_power_state',
              'maintenance', 'maintenance_reason', 'owner', 'lessee',
@@ -118,7 +119,7 @@ class TestCreate(NodeAPITestCase):
                            version='1.50')
         self.assertIsNone(node['instance_uuid'])
         self.assertFalse(node['maintenance'])
-        self.assertNotIn('chassis_uuid', node)
+        self.assertIsNone(node['chassis_uuid'])
         for body in ({'chassis_uuid': 'x'}, {'maintenance': True},
                      {'instance_uuid': str(uuid.uuid4())}):
             self.assertError(400, self.post('/v1/nodes', {

@@ -14,6 +14,8 @@ from pool_api.handlers import brokers as broker_handlers
 from pool_api.handlers import claims as claim_handlers
 from pool_api.handlers import nodes as node_handlers
 from pool_api.handlers import pools as pool_handlers
+from pool_api.handlers import portgroups as portgroup_handlers
+from pool_api.handlers import ports as port_handlers
 from pool_api.handlers import profiles as profile_handlers
 from pool_api.handlers import providers as provider_handlers
 from pool_api.handlers import workflows as workflow_handlers
@@ -21,11 +23,14 @@ from pool_api import openapi
 from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
+from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
+from pool_api.schemas import volumes as volume_schemas
 from pool_api import validation
 from tests.unit.api import base
 
@@ -247,6 +252,18 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/ports', 'post'): port_schemas.CREATE,
             ('/v1/ports/{port_uuid}', 'patch'): validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/vifs', 'post'): port_schemas.VIF,
+            ('/v1/portgroups', 'post'): portgroup_schemas.CREATE,
+            ('/v1/portgroups/{portgroup_ident}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/chassis', 'post'): chassis_schemas.CREATE,
+            ('/v1/chassis/{chassis_uuid}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/volume/connectors', 'post'):
+                volume_schemas.CONNECTOR_CREATE,
+            ('/v1/volume/connectors/{connector_uuid}', 'patch'):
+                validation.PATCH_SCHEMA,
+            ('/v1/volume/targets', 'post'): volume_schemas.TARGET_CREATE,
+            ('/v1/volume/targets/{target_uuid}', 'patch'):
+                validation.PATCH_SCHEMA,
             ('/v1/providers', 'post'): claim_schemas.PROVIDER_CREATE,
             ('/v1/providers/{provider_name}', 'patch'):
                 validation.PATCH_SCHEMA,
@@ -300,6 +317,10 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                          list(schemas['Allocation']['properties']))
         self.assertEqual(list(claim_handlers.FIELDS),
                          list(schemas['Claim']['properties']))
+        self.assertEqual(list(port_handlers.FIELDS),
+                         list(schemas['Port']['properties']))
+        self.assertEqual(list(portgroup_handlers.FIELDS),
+                         list(schemas['Portgroup']['properties']))
         for schema, handlers in (('Pool', pool_handlers),
                                  ('Profile', profile_handlers),
                                  ('Workflow', workflow_handlers),

@@ -13,8 +13,12 @@ from pool_api.dashboard import session as dashboard_session
 from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
+from pool_conductor import chassis as chassis_core
 from pool_conductor import events
+from pool_conductor import portgroups
 from pool_conductor import ports
+from pool_conductor import vifs
+from pool_conductor import volumes
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
@@ -174,6 +178,54 @@ CASES = [
     ('GET', '/v1/nodes/{node}/vifs', None, READ_NODE),
     ('POST', '/v1/nodes/{node}/vifs', {'id': 'vif-2'}, WRITE_NODE),
     ('DELETE', '/v1/nodes/{node}/vifs/vif-1', None, WRITE_NODE),
+    ('GET', '/v1/portgroups', None, ANY_READER),
+    ('GET', '/v1/portgroups/detail', None, ANY_READER),
+    ('POST', '/v1/portgroups', {'node_uuid': PORT_NODE},
+     _row(OK, 403, OK, 403, 403, 400, 400, 400)),
+    ('GET', '/v1/portgroups/{portgroup}', None, READ_NODE),
+    ('PATCH', '/v1/portgroups/{portgroup}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], OWNER_ADMIN),
+    ('DELETE', '/v1/portgroups/{portgroup}', None, OWNER_ADMIN),
+    ('GET', '/v1/portgroups/{portgroup}/ports', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/portgroups/{portgroup}/ports/detail', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/portgroups', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/portgroups/detail', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/chassis', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/chassis/detail', None, SYSTEM_READER_ONLY),
+    ('POST', '/v1/chassis', {}, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/chassis/{chassis}', None, SYSTEM_READER_ONLY),
+    ('PATCH', '/v1/chassis/{chassis}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], SYSTEM_ADMIN_ONLY),
+    ('DELETE', '/v1/chassis/{chassis}', None, SYSTEM_ADMIN_ONLY),
+    ('GET', '/v1/chassis/{chassis}/nodes', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/chassis/{chassis}/nodes/detail', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/volume', None, ANY_READER),
+    ('GET', '/v1/nodes/{node}/volume', None, READ_NODE),
+    ('GET', '/v1/volume/connectors', None, ANY_READER),
+    ('GET', '/v1/volume/targets', None, ANY_READER),
+    ('POST', '/v1/volume/connectors',
+     {'node_uuid': PORT_NODE, 'type': 'iqn', 'connector_id': 'iqn.x'},
+     _row(OK, 403, OK, 403, 403, 400, 400, 400)),
+    ('POST', '/v1/volume/targets',
+     {'node_uuid': PORT_NODE, 'volume_type': 'iscsi', 'volume_id': 'v',
+      'boot_index': 0},
+     _row(OK, 403, OK, 403, 403, 400, 400, 400)),
+    ('GET', '/v1/volume/connectors/{connector}', None, READ_NODE),
+    ('PATCH', '/v1/volume/connectors/{connector}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_NODE),
+    ('DELETE', '/v1/volume/connectors/{connector}', None, OWNER_ADMIN),
+    ('GET', '/v1/volume/targets/{target}', None, READ_NODE),
+    ('PATCH', '/v1/volume/targets/{target}',
+     [{'op': 'add', 'path': '/extra/a', 'value': 1}], WRITE_NODE),
+    ('DELETE', '/v1/volume/targets/{target}', None, OWNER_ADMIN),
+    ('GET', '/v1/nodes/{node}/volume/connectors', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
+    ('GET', '/v1/nodes/{node}/volume/targets', None,
+     _row(OK, OK, OK, OK, OK, 404, 404, 403)),
 ] + [
     # Pools, profiles and workflows are read by system readers and
     # administered by system admins.
@@ -248,6 +300,10 @@ def _placeholders(rule: str) -> str:
                         ('<indicator>', 'led@system'),
                         ('<trait>', 'CUSTOM_T'),
                         ('<port_uuid>', '{port}'),
+                        ('<portgroup_ident>', '{portgroup}'),
+                        ('<connector_uuid>', '{connector}'),
+                        ('<chassis_uuid>', '{chassis}'),
+                        ('<target_uuid>', '{target}'),
                         ('<vif_id>', 'vif-1'),
                         ('<pool_name>', '{pools}'),
                         ('<profile_name>', '{profiles}'),
@@ -282,11 +338,28 @@ class PolicyTestCase(base.APITestCase):
             for vif in ('vif-1', None):
                 ports.create(self.context, node, {'address': _mac()})
                 if vif:
-                    ports.attach_vif(self.context, node, vif)
+                    vifs.attach_vif(self.context, node, vif)
         if '{port}' in path:
             node = self.create_node(owner=PROJECT)
             ids['port'] = ports.create(self.context, node, {
                 'address': _mac()}).uuid
+        if '{portgroup}' in path:
+            node = self.create_node(owner=PROJECT)
+            ids['portgroup'] = portgroups.create(
+                self.context, node, {'mode': 'active-backup'}).uuid
+        if '{chassis}' in path:
+            ids['chassis'] = chassis_core.create(self.context, {}).uuid
+        if '{connector}' in path:
+            node = self.create_node(owner=PROJECT)
+            ids['connector'] = volumes.create(
+                self.context, volumes.CONNECTOR, node,
+                {'type': 'iqn', 'connector_id': _mac()}).uuid
+        if '{target}' in path:
+            node = self.create_node(owner=PROJECT)
+            ids['target'] = volumes.create(
+                self.context, volumes.TARGET, node,
+                {'volume_type': 'iscsi', 'volume_id': 'v', 'boot_index': 0,
+                 'properties': {}}).uuid
         if '{free}' in path:
             ids['free'] = self.create_node().uuid
         if '{used}' in path:
@@ -407,8 +480,11 @@ class TestPolicyTable(PolicyTestCase):
             # It answers 404 where there is no feed to read.
             public.add(('GET', dashboard_session.WATCH_PATH))
         # Routes whose body names what the policy is checked on.
-        bodies = {('POST', '/v1/ports'): CASES_BY_ROUTE[
-            ('POST', '/v1/ports')]}
+        bodies = {route: CASES_BY_ROUTE[route]
+                  for route in (('POST', '/v1/ports'),
+                                ('POST', '/v1/portgroups'),
+                                ('POST', '/v1/volume/connectors'),
+                                ('POST', '/v1/volume/targets'))}
         for rule, method, _handler, _doc in routes.ROUTES:
             if (method, rule) in public:
                 continue
@@ -449,6 +525,42 @@ class TestScoping(PolicyTestCase):
         self.assertEqual(404, resp.status_code)
         resp = self.as_persona('system_reader', 'GET', '/v1/ports/detail')
         self.assertEqual(3, len(resp.get_json()['ports']))
+
+    def test_project_sees_only_the_volumes_of_its_nodes(self):
+        mine = [volumes.create(
+            self.context, volumes.TARGET, self.create_node(**{key: PROJECT}),
+            {'volume_type': 'iscsi', 'volume_id': 'v', 'boot_index': 0,
+             'properties': {'target_lun': 1}}).uuid
+            for key in ('owner', 'lessee')]
+        theirs = volumes.create(
+            self.context, volumes.TARGET, self.create_node(owner=OTHER),
+            {'volume_type': 'iscsi', 'volume_id': 'v', 'boot_index': 0,
+             'properties': {}}).uuid
+        resp = self.as_persona('project_reader', 'GET',
+                               '/v1/volume/targets?detail=true')
+        found = resp.get_json()['targets']
+        self.assertEqual(set(mine), {t['uuid'] for t in found})
+        # Only admins see the properties of targets.
+        self.assertEqual({'redacted_contents'},
+                         set(found[0]['properties']))
+        resp = self.as_persona('project_admin', 'GET',
+                               '/v1/volume/targets/%s' % mine[0])
+        self.assertEqual({'target_lun': 1}, resp.get_json()['properties'])
+        self.assertError(404, self.as_persona(
+            'project_admin', 'GET', '/v1/volume/targets/%s' % theirs))
+        resp = self.as_persona('system_reader', 'GET', '/v1/volume/targets')
+        self.assertEqual(3, len(resp.get_json()['targets']))
+
+    def test_only_a_system_admin_sets_the_chassis_of_a_node(self):
+        node = self.create_node(owner=PROJECT)
+        chassis = chassis_core.create(self.context, {}).uuid
+        change = [{'op': 'add', 'path': '/chassis_uuid', 'value': chassis}]
+        for persona in ('project_admin', 'project_member'):
+            self.assertError(403, self.as_persona(
+                persona, 'PATCH', '/v1/nodes/%s' % node.uuid, change))
+        resp = self.as_persona('system_admin', 'PATCH',
+                               '/v1/nodes/%s' % node.uuid, change)
+        self.assertEqual(chassis, resp.get_json()['chassis_uuid'])
 
     def test_project_lists_only_its_allocations(self):
         mine = allocations_db.create_allocation(self.context, {

@@ -143,6 +143,132 @@ class PortEventsTestCase(Watched, base.APITestCase):
                           data['address']))
 
 
+    def test_portgroup_create_update_delete_and_vifs(self):
+        node = self.create_node(name='n', owner='p1', lessee='p2',
+                                provision_state='manageable')
+        resp = self.post('/v1/portgroups', {'node_uuid': node.uuid,
+                                            'name': 'bond0'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        pg = resp.get_json()['uuid']
+        self.assertError(409, self.post('/v1/portgroups', {
+            'node_uuid': node.uuid, 'name': 'bond0'}))
+        self.assertEqual(200, self.patch_json('/v1/portgroups/bond0', [
+            {'op': 'replace', 'path': '/mode', 'value': '802.3ad'}
+        ]).status_code)
+        resp = self.post('/v1/ports', {'node_uuid': node.uuid,
+                                       'address': '52:54:00:00:00:02',
+                                       'portgroup_uuid': pg})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        port = resp.get_json()['uuid']
+        self.assertEqual(204, self.post('/v1/nodes/n/vifs',
+                                        {'id': 'vif-1'}).status_code)
+        self.assertEqual(204, self.delete('/v1/nodes/n/vifs/vif-1')
+                         .status_code)
+        self.assertError(400, self.delete('/v1/portgroups/bond0'))
+        self.assertEqual(200, self.patch_json('/v1/ports/%s' % port, [
+            {'op': 'remove', 'path': '/portgroup_uuid'}]).status_code)
+        self.assertEqual(204, self.delete('/v1/portgroups/bond0')
+                         .status_code)
+        found = recorded(self.context, object_type='portgroup')
+        self.assertEqual(['baremetal.portgroup.create.end',
+                          'baremetal.portgroup.update.end',
+                          'baremetal.portgroup.update.end',
+                          'baremetal.portgroup.update.end',
+                          'baremetal.portgroup.delete.end'],
+                         [e.event_type for e in found])
+        self.assertEqual(['VIF vif-1 attached', 'VIF vif-1 detached'],
+                         [e.message for e in found[2:4]])
+        self.assertEqual({('p1', 'p2', pg, 'bond0')},
+                         {(e.owner, e.lessee, e.object_uuid, e.object_name)
+                          for e in found})
+        payload = found[1].payload
+        self.assertEqual(('PortgroupCRUDPayload', '1.3'), (
+            payload['ironic_object.name'],
+            payload['ironic_object.version']))
+        data = payload['ironic_object.data']
+        self.assertEqual(
+            {'uuid', 'address', 'node_uuid', 'name', 'extra', 'mode',
+             'properties', 'standalone_ports_supported', 'physical_network',
+             'category', 'dynamic_portgroup', 'created_at', 'updated_at'},
+            set(data))
+        self.assertEqual(('802.3ad', node.uuid), (data['mode'],
+                                                  data['node_uuid']))
+        ports_found = recorded(self.context, object_type='port')
+        self.assertEqual(pg, ports_found[0].payload[
+            'ironic_object.data']['portgroup_uuid'])
+        self.assertIsNone(ports_found[-1].payload[
+            'ironic_object.data']['portgroup_uuid'])
+
+
+    def test_volume_connector_and_target_create_update_delete(self):
+        node = self.create_node(name='n', owner='p1', lessee='p2')
+        for collection, body, change in (
+                ('connectors', {'type': 'iqn', 'connector_id': 'iqn.1'},
+                 '/connector_id'),
+                ('targets', {'volume_type': 'iscsi', 'volume_id': 'v1',
+                             'boot_index': 0}, '/volume_id')):
+            resp = self.post('/v1/volume/' + collection,
+                             {'node_uuid': node.uuid, **body})
+            self.assertEqual(201, resp.status_code, resp.get_data())
+            url = '/v1/volume/%s/%s' % (collection, resp.get_json()['uuid'])
+            # A duplicate is refused: nothing recorded for it.
+            self.assertError(409, self.post('/v1/volume/' + collection,
+                                            {'node_uuid': node.uuid,
+                                             **body}))
+            self.assertEqual(200, self.patch_json(url, [
+                {'op': 'replace', 'path': change, 'value': 'x'}
+            ]).status_code)
+            self.assertEqual(204, self.delete(url).status_code)
+        for name, kind, version in (
+                ('volumeconnector', 'VolumeConnectorCRUDPayload', '1.0'),
+                ('volumetarget', 'VolumeTargetCRUDPayload', '1.0')):
+            found = recorded(self.context, object_type=name)
+            self.assertEqual(['baremetal.%s.%s.end' % (name, action)
+                              for action in ('create', 'update', 'delete')],
+                             [e.event_type for e in found])
+            self.assertEqual({('p1', 'p2')}, {(e.owner, e.lessee)
+                                              for e in found})
+            payload = found[1].payload
+            self.assertEqual((kind, version), (
+                payload['ironic_object.name'],
+                payload['ironic_object.version']))
+            self.assertEqual(node.uuid,
+                             payload['ironic_object.data']['node_uuid'])
+
+
+    def test_chassis_create_update_delete_and_nodes_joining(self):
+        resp = self.post('/v1/chassis', {'description': 'rack'})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        chassis = resp.get_json()['uuid']
+        url = '/v1/chassis/%s' % chassis
+        self.assertEqual(200, self.patch_json(url, [
+            {'op': 'add', 'path': '/extra/a', 'value': 1}]).status_code)
+        self.create_node(name='n')
+        self.assertEqual(200, self.patch_json('/v1/nodes/n', [
+            {'op': 'add', 'path': '/chassis_uuid', 'value': chassis}
+        ]).status_code)
+        self.assertError(400, self.delete(url))
+        self.assertEqual(200, self.patch_json('/v1/nodes/n', [
+            {'op': 'remove', 'path': '/chassis_uuid'}]).status_code)
+        self.assertEqual(204, self.delete(url).status_code)
+        found = recorded(self.context, object_type='chassis')
+        self.assertEqual(['baremetal.chassis.%s.end' % action
+                          for action in ('create', 'update', 'delete')],
+                         [e.event_type for e in found])
+        self.assertEqual({(None, None)}, {(e.owner, e.lessee)
+                                          for e in found})
+        payload = found[1].payload
+        self.assertEqual(('ChassisCRUDPayload', '1.0'), (
+            payload['ironic_object.name'],
+            payload['ironic_object.version']))
+        self.assertEqual({'a': 1}, payload['ironic_object.data']['extra'])
+        updates = [e for e in recorded(self.context, object_type='node')
+                   if e.event_type == 'baremetal.node.update.end']
+        self.assertEqual([chassis, None], [
+            e.payload['ironic_object.data']['chassis_uuid']
+            for e in updates])
+
+
 class ClaimEventsTestCase(Watched, test_claims.ClaimTestBase):
 
     def test_claim_bound_then_deleted(self):
