@@ -28,6 +28,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import node_events
@@ -189,6 +190,9 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             node, pool.release_actions if pool else None, request_actions,
             wait_for_stage, now)), **(values or {})}
     _write(conn, nodes, changes)
+    # A node without slots (booked_from) holds none of its allocation's.
+    slots_db.drop(conn, [n.allocation_id for n in nodes
+                         if n.booked_from is not None])
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
     events.record(conn, (also or []) + [events.Event(
         'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',

@@ -21,6 +21,13 @@ CREATE = {
         'pool': common.NULLABLE_NAME,
         # When the allocation ends by itself, within its pool's lifespan.
         'lifespan_end': pools.TIMESTAMP,
+        # A window: when it starts (RFC 3339, with an offset), and when it
+        # ends (end_at, its lifespan_end) or how long it lasts (duration,
+        # such as "4h").
+        'start_at': pools.TIMESTAMP,
+        'end_at': pools.TIMESTAMP,
+        'duration': {'type': ['string', 'null'], 'minLength': 1,
+                     'maxLength': 64},
     },
     'additionalProperties': False,
 }
