@@ -17,6 +17,7 @@ from pool_conductor import lifespans
 from pool_conductor import service
 from tests.unit.api import base
 from tests.unit.api import test_claims
+from tests.unit.api import test_windows
 from tests.unit.conductor import test_autofill
 from tests.unit import unrecorded
 
@@ -390,3 +391,8 @@ class PoolActionEventsTestCase(Watched, base.APITestCase):
         self.assertEqual(['pool.pool.create.end'], [
             e.event_type for e in recorded(self.context,
                                            object_type='pool')])
+
+
+class WindowEventsTestCase(Watched, test_windows.WindowTestCase):
+    """Booking, extending, starting, failing to start and deleting a
+    window record their events in their transactions."""
