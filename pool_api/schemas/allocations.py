@@ -47,6 +47,9 @@ PREVIEW = {
                  'maximum': 2 ** 63 - 1},
         'limit': {'type': ['integer', 'null'], 'minimum': 1,
                   'maximum': 2 ** 31 - 1},
+        # When the allocation would end: nodes a window holds before then
+        # (plus the post margin) are left out as overlapping_window.
+        'lifespan_end': pools.TIMESTAMP,
     },
     'additionalProperties': False,
 }
@@ -62,6 +65,7 @@ PREVIEW_QUERY = {
     'name': {'type': 'string', 'maxLength': 255},
     'seed': {'type': 'integer', 'minimum': 0, 'maximum': 2 ** 63 - 1},
     'limit': {'type': 'integer', 'minimum': 1, 'maximum': 2 ** 31 - 1},
+    'lifespan_end': {'type': 'string', 'maxLength': 64},
 }
 
 # The fields a PATCH may change, checked after the patch is applied.
