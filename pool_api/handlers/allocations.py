@@ -176,7 +176,11 @@ def create_allocation():
 _OFFSET = re.compile(r'(Z|z|[+-][0-9]{2}:?[0-9]{2})$')
 
 
-def _instant(body: dict, key: str):
+def instant(body: dict, key: str):
+    """A point in time of a request, which must name its offset.
+
+    :raises: InvalidParameterValue naming key
+    """
     value = body.get(key)
     if value is None:
         return None
@@ -193,8 +197,8 @@ def _window(body: dict) -> tuple:
 
     :raises: InvalidParameterValue for a window that is not one
     """
-    start = _instant(body, 'start_at')
-    end = _instant(body, 'end_at')
+    start = instant(body, 'start_at')
+    end = instant(body, 'end_at')
     length = body.get('duration')
     if start is None:
         if end is not None or length is not None:

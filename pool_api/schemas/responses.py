@@ -345,8 +345,24 @@ ALLOCATION_CANDIDATES = _object({
 }, required=('as_of', 'candidates', 'total_matching', 'would_pick',
              'rejected', 'fleet'))
 
+AVAILABILITY = _object({
+    'earliest_start': _NULLABLE_TIMESTAMP,
+    'after': _TIMESTAMP,
+    'before': _TIMESTAMP,
+    'duration': STRING,
+    'count': _INTEGER,
+    'nodes': {'type': 'array', 'items': _object({
+        'uuid': STRING, 'name': _NULLABLE_STRING,
+        'free': {'type': 'array', 'items': _object(
+            {'from': _TIMESTAMP, 'until': _TIMESTAMP},
+            required=('from', 'until'))},
+    }, required=('uuid', 'name', 'free'))},
+}, required=('earliest_start', 'after', 'before', 'duration', 'count',
+             'nodes'))
+
 SCHEMAS = {
     'Fleet': FLEET,
+    'Availability': AVAILABILITY,
     'AllocationCandidates': ALLOCATION_CANDIDATES,
     'Page': {'type': 'string', 'description': 'An HTML page, a style '
              'sheet or a script of the dashboard.'},

@@ -370,3 +370,61 @@ class WindowTestCase(base.APITestCase):
             self.assertEqual([], free_nodes.matching(
                 session.connection(), 'default', None, (), {}))
             self.assertEqual([], slots_db.overlaps(session.connection()))
+
+    # Availability
+
+    def availability(self, query, status=200):
+        resp = self.get('/v1/availability?' + query)
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp
+
+    def test_availability_free_periods_and_earliest_start(self):
+        other = self.enroll(name='node-1')
+        a = self.book(HOUR, 2 * HOUR).get_json()
+        self.book(HOUR, 2 * HOUR)
+        after = rfc3339(self.now)
+        before = rfc3339(self.now + 10 * HOUR)
+        body = self.availability(
+            'resource_class=baremetal&duration=2h&count=2&after=%s&before=%s'
+            % (after, before)).get_json()
+        # Both nodes are free from now to the first booking, and again
+        # after its end plus the post margin.
+        self.assertEqual(self.now + 150 * MINUTE,
+                         parse(body['earliest_start']))
+        self.assertEqual({self.node['uuid'], other['uuid']},
+                         {n['uuid'] for n in body['nodes']})
+        for node in body['nodes']:
+            self.assertEqual(
+                [{'from': after, 'until': rfc3339(self.now + HOUR)},
+                 {'from': rfc3339(self.now + 150 * MINUTE),
+                  'until': before}],
+                [{k: rfc3339(parse(v)) for k, v in p.items()}
+                 for p in node['free']])
+        # One node for an hour fits before the bookings.
+        body = self.availability(
+            'resource_class=baremetal&duration=30m&after=%s' % after
+        ).get_json()
+        self.assertEqual(after, rfc3339(parse(body['earliest_start'])))
+        # Once the first booking is gone, one node is free for 2 h now.
+        self.delete('/v1/allocations/%s' % a['uuid'])
+        body = self.availability(
+            'resource_class=baremetal&duration=2h&after=%s' % after
+        ).get_json()
+        self.assertEqual(after, rfc3339(parse(body['earliest_start'])))
+
+    def test_availability_none_within_the_horizon(self):
+        body = self.availability(
+            'resource_class=gpu&duration=1h').get_json()
+        self.assertIsNone(body['earliest_start'])
+        self.assertEqual([], body['nodes'])
+
+    def test_availability_bad_queries_are_4xx(self):
+        for query in ('', 'duration=soon', 'duration=1h&count=0',
+                      'duration=1h&count=x', 'duration=1h&after=tomorrow',
+                      'duration=1h&after=2030-01-01T00:00:00',
+                      'duration=1h&before=2000-01-01T00:00:00Z',
+                      'duration=1h&unknown=1', 'duration=1h&traits=bad trait',
+                      'duration=1h&before=2099-01-01T00:00:00Z'):
+            self.assertError(400, self.availability(query, status=400))
+        self.assertError(404, self.availability('duration=1h&pool=nope',
+                                                status=404))

@@ -165,3 +165,41 @@ class BookingModelTestCase(base.TestCase):
             self.assertEqual(
                 at(min(s for s, _ in spans.values())) if spans else None,
                 booked_from[node])
+
+
+class EarliestStartTestCase(base.TestCase):
+
+    @settings(max_examples=300, deadline=None)
+    @given(nodes=st.lists(st.lists(_SPAN, max_size=4).map(_disjoint),
+                          min_size=1, max_size=4),
+           length=st.integers(1, 30), count=st.integers(1, 3),
+           after=st.integers(0, 30), pre=st.integers(0, 5),
+           post=st.integers(0, 10))
+    def test_earliest_start_matches_the_grid(self, nodes, length, count,
+                                             after, pre, post):
+        margins = windows.Margins(pre * MINUTE, post * MINUTE)
+        free = types.SimpleNamespace(free=True, allocation_id=None,
+                                     instance_uuid=None)
+        periods = [windows.free_periods(
+            free, [types.SimpleNamespace(busy_from=at(s), busy_until=at(e))
+                   for s, e in spans], at(after), margins.post)
+            for spans in nodes]
+        found = windows.earliest_start(periods, length * MINUTE, count,
+                                       at(after), margins)
+
+        def fits(spans, t):
+            wanted = covered(t - pre, t + length + post)
+            return t - pre >= after and not any(
+                covered(s, e) & wanted for s, e in spans)
+
+        # Past every slot, every node is free: the grid ends there.
+        horizon = GRID + 100
+        expected = next((t for t in range(after, horizon)
+                         if sum(fits(spans, t) for spans in nodes)
+                         >= count), None)
+        if expected is None:
+            self.assertTrue(found is None or count > len(nodes), found)
+            if count > len(nodes):
+                self.assertIsNone(found)
+        else:
+            self.assertEqual(at(expected), found)
