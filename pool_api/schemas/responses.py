@@ -132,6 +132,8 @@ POOL_FIELDS = {
     'lifespan': pool_schemas.LIFESPAN,
     'broker': _NULLABLE_STRING,
     'autofill': pool_schemas.AUTOFILL,
+    'reservation_pre_margin': pool_schemas.MARGIN,
+    'reservation_post_margin': pool_schemas.MARGIN,
     'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,

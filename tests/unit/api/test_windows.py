@@ -172,6 +172,26 @@ class WindowTestCase(base.APITestCase):
         self.assertError(400, self.book(HOUR, 4 * HOUR, pool='short',
                                         status=400), 'latest end allowed')
 
+    def test_pool_margins(self):
+        resp = self.post('/v1/pools', {'name': 'quick',
+                                       'reservation_pre_margin': 60,
+                                       'reservation_post_margin': 0})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        self.assertEqual((60, 0), (resp.get_json()['reservation_pre_margin'],
+                                   resp.get_json()['reservation_post_margin']))
+        resp = self.post('/v1/pools/quick/addMachines',
+                         {'machine_list': ['node-0']})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        a = self.book(HOUR, 2 * HOUR, pool='quick').get_json()
+        self.assertEqual((self.now + HOUR - MINUTE, self.now + 2 * HOUR),
+                         (parse(a['busy_from']), parse(a['busy_until'])))
+        # No cleaning margin: the next window may start one minute (its
+        # pre margin) after the end.
+        self.book(2 * HOUR + MINUTE, 3 * HOUR, pool='quick')
+        self.assertError(400, self.patch_json('/v1/pools/quick', [
+            {'op': 'replace', 'path': '/reservation_post_margin',
+             'value': -1}]))
+
     def test_missing_pool_is_404(self):
         self.assertError(404, self.book(HOUR, 2 * HOUR, pool='nope',
                                         status=404))
