@@ -67,7 +67,7 @@ UNBOOKED = _NODES.c.booked_from.is_(None)
 # column of the node, so that the search reads it under the node's lock
 # (pool_conductor.windows).
 FREE_UNTIL = sa.or_(UNBOOKED, _NODES.c.booked_from >= sa.bindparam(
-    'hold_until', type_=models.Node.booked_from.type))
+    'hold_until', FOREVER, type_=models.Node.booked_from.type))
 
 # Where a search for an allocation looks: the node named as the
 # allocation, nodes from a start id on, nodes before it, or anywhere.
