@@ -234,6 +234,12 @@ RULES = [
           'project owns or leases are looked at.',
           [('POST', '/v1/allocation_candidates'),
            ('GET', '/v1/allocation_candidates')]),
+    _rule('pool:availability:get', API_MEMBER,
+          'See when an allocation request could start a window, and the '
+          'free periods of the nodes it matches. Without '
+          'baremetal:allocation:create_restricted only the nodes the '
+          'project owns or leases are looked at.',
+          [('GET', '/v1/availability')]),
     _rule('baremetal:allocation:create_restricted', SYSTEM_MEMBER,
           'Create an allocation for any owner, among all nodes. Without '
           'it the owner is the project of the token and the candidates '

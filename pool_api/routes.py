@@ -3,6 +3,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from pool_api.handlers import allocations
+from pool_api.handlers import availability
 from pool_api.handlers import brokers
 from pool_api.handlers import candidates
 from pool_api.handlers import chassis
@@ -272,6 +273,12 @@ ROUTES = [
               '(lists separated by commas)', 'allocations',
               'AllocationCandidates', versioned=False,
               filters=allocation_schemas.PREVIEW_QUERY, errors=_MISSING)),
+    Route('/v1/availability', 'GET', availability.get_availability,
+          Doc('When count nodes matching a request could start a window '
+              'of a duration at the earliest, and the free periods of each '
+              'matching node', 'allocations', 'Availability',
+              versioned=False, filters=availability.QUERY,
+              errors=_MISSING)),
     Route(ALLOCATION, 'GET', allocations.get_allocation,
           Doc('Show an allocation', 'allocations', 'Allocation',
               query=_FIELDS, errors=_MISSING)),

@@ -433,6 +433,14 @@ class Client:
         (POST /v1/allocation_candidates)."""
         return self.post('/v1/allocation_candidates', body=request)
 
+    def availability(self, **query) -> dict:
+        """The earliest start of a request (resource_class, traits as a
+        list, pool, owner, duration, count, after, before) and the free
+        periods of each matching node (GET /v1/availability)."""
+        if query.get('traits'):
+            query['traits'] = ','.join(query['traits'])
+        return self.get('/v1/availability', params=query)
+
     def allocation_list(self, fields=None, limit: int | None = None,
                         marker: str | None = None,
                         sort_key: str | None = None,

@@ -25,6 +25,7 @@ from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor.db import slots as slots_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
@@ -33,6 +34,7 @@ from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
+from pool_conductor import windows
 
 LOG = log.getLogger(__name__)
 
@@ -68,8 +70,15 @@ def pivot(max_node_id: int, rng=random) -> int:
     return rng.randint(0, max_node_id) if max_node_id > 0 else 0
 
 
+def _holds_until(alloc):
+    """Until when an allocation that starts now holds its node
+    (windows.hold_until); a preview's request, without an end, forever."""
+    return windows.hold_until(getattr(alloc, 'lifespan_end', None),
+                              getattr(alloc, 'post_margin', None))
+
+
 def _lock_free(conn, alloc, pivot: int, count: int = 1,
-               exclude=(), lock: bool = True) -> list:
+               exclude=(), lock: bool = True, hold_until=None) -> list:
     """Lock up to count free nodes matching alloc.
 
     The search starts at a random node id (pivot) and wraps around, so that
@@ -77,13 +86,16 @@ def _lock_free(conn, alloc, pivot: int, count: int = 1,
     same rows, and every probe is an index range scan.
     """
     pool = pool_of(alloc)
+    hold = hold_until or _holds_until(alloc)
     rows = free_nodes.for_allocation(conn, alloc, pool,
                                      free_nodes.FROM_PIVOT, count, lock=lock,
-                                     pivot=pivot, exclude=exclude)
+                                     pivot=pivot, exclude=exclude,
+                                     hold_until=hold)
     if len(rows) < count and pivot > 0:
         rows += free_nodes.for_allocation(
             conn, alloc, pool, free_nodes.BEFORE_PIVOT,
-            count - len(rows), lock=lock, pivot=pivot, exclude=exclude)
+            count - len(rows), lock=lock, pivot=pivot, exclude=exclude,
+            hold_until=hold)
     return rows
 
 
@@ -93,7 +105,8 @@ def _named(conn, alloc, exclude=(), lock: bool = True) -> list:
         return []
     return free_nodes.for_allocation(conn, alloc, pool_of(alloc),
                                      free_nodes.BY_NAME, lock=lock,
-                                     exclude=exclude)
+                                     exclude=exclude,
+                                     hold_until=_holds_until(alloc))
 
 
 def choose(conn, alloc, start: int, lock: bool = True) -> list:
@@ -188,11 +201,14 @@ def allocate_one(context, alloc_id: int, host: str,
             if not allocs:
                 return GONE
             alloc = allocs[0]
+            if alloc.slot_node_id is not None:
+                return _start_window(conn, alloc, host, actors)
             rows = choose(conn, alloc, pivot(max_node_id))
             if not rows:
                 if free_nodes.for_allocation(conn, alloc, pool_of(alloc),
                                              free_nodes.ANYWHERE,
-                                             lock=False):
+                                             lock=False,
+                                             hold_until=_holds_until(alloc)):
                     return BUSY
                 _fail(conn, alloc, host,
                       'No available nodes found %s' % _describe(alloc),
@@ -210,6 +226,24 @@ def allocate_one(context, alloc_id: int, host: str,
             "A node already has this allocation's UUID as its "
             "instance_uuid", actors)
         return FAILED if recorded else GONE
+
+
+def _start_window(conn, alloc, host: str, actors: dict) -> str:
+    """Give a windowed allocation, at its start, the node its slot holds
+    (the node is not free yet: WAITING, until start_grace has passed)."""
+    rows = free_nodes.tentative(conn, alloc.slot_node_id)
+    if not rows:
+        if not windows.overdue(alloc):
+            return windows.WAITING
+        windows.drop(conn, [alloc.id])
+        _fail(conn, alloc, host,
+              'The node held for the window was not free within '
+              '[reservations] start_grace of its start', actors)
+        return FAILED
+    _give(conn, [(alloc, rows[0])], host, actors)
+    events.record(conn, [windows.started(alloc, rows[0], host)],
+                  conductor=host)
+    return ALLOCATED
 
 
 def _criteria(alloc) -> tuple:
@@ -235,6 +269,9 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
             pairs = []
             groups: dict[tuple, list] = {}
             for alloc in allocations_db.to_process(conn, alloc_ids, host):
+                if alloc.slot_node_id is not None:
+                    # A window's node: allocate_one() gives it.
+                    continue
                 if not alloc.name:
                     groups.setdefault(_criteria(alloc), []).append(alloc)
                     continue
@@ -245,7 +282,8 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
                     pairs.append((alloc, named[0]))
             for group in groups.values():
                 rows = _lock_free(conn, group[0], pivot(max_node_id),
-                              len(group), exclude=[r.id for _, r in pairs])
+                                  len(group), exclude=[r.id for _, r in pairs],
+                                  hold_until=max(map(_holds_until, group)))
                 # Fewer nodes than allocations: the rest get none here.
                 pairs.extend(zip(group, rows, strict=False))
             if pairs:
@@ -425,6 +463,9 @@ def update(context, alloc: models.Allocation,
     :raises: AllocationDuplicateName, AllocationNotFound
     """
     with db_api.writer(context) as session:
+        if 'lifespan_end' in values:
+            windows.check_end(session.connection(), alloc,
+                              values['lifespan_end'])
         updated = allocations_db.update_allocation(context, alloc, values)
         found = [events.Event(
             'allocation', updated.uuid, 'baremetal.allocation.update.end',
@@ -464,8 +505,15 @@ def _destroy(context, ident: str) -> None:
             if nodes and nodes[0].allocation_id == current.id:
                 binding.release(conn, nodes)
                 return
+        slot = slots_db.of_allocation(conn, current.id)
+        if slot is not None:
+            # A scheduled allocation: its node's lock first, then its slot
+            # goes with it.
+            binding_db.lock_nodes(conn, [slot.node_id])
         if allocations_db.lock(conn, current.id) is None:
             raise exception.AllocationNotFound(allocation=ident)
+        if slot is not None:
+            windows.drop(conn, [current.id])
         allocations_db.delete(conn, current.id)
         events.record(conn, [events.Event(
             'allocation', current.uuid, 'baremetal.allocation.delete.end',

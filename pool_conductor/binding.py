@@ -28,6 +28,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import node_events
@@ -202,6 +203,8 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage, now, None if keep else lifecycle.undo(
                 getattr(node, 'set_by', None)))), **(values or {})}
     held = [n for n in nodes if n.allocation_id is not None]
+    # A node without slots (booked_from) holds none of its allocation's.
+    booked = [n.allocation_id for n in held if n.booked_from is not None]
     # The nodes' events and their allocations' go in one insert.
     if lost is not None:
         _write(conn, nodes, changes, also=(also or []) + [events.Event(
@@ -213,6 +216,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
                 'uuid': n.instance_uuid, 'node_uuid': None,
                 'state': states.ALLOCATION_ERROR, 'last_error': lost}))
             for n in held])
+        slots_db.drop(conn, booked)
         binding_db.lose_allocations(conn, [n.allocation_id for n in nodes],
                                     lost)
         return
@@ -223,6 +227,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
         payload=payloads.allocation(None, {'uuid': n.instance_uuid,
                                            'node_uuid': n.uuid}))
         for n in held])
+    slots_db.drop(conn, booked)
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
 
 

@@ -13,6 +13,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import candidates as candidates_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import windows
 
 CONF = cfg.CONF
 
@@ -31,6 +32,15 @@ class Request:
     # A free node of this name is taken first, as by an allocation of
     # this name.
     name: str | None = None
+    # When the allocation would end (None: never), and its pool's post
+    # margin: a node is left out when a slot of it begins before then
+    # plus the margin (windows.hold_until).
+    lifespan_end: datetime.datetime | None = None
+    post_margin: int | None = None
+
+    @property
+    def hold_until(self) -> datetime.datetime:
+        return windows.hold_until(self.lifespan_end, self.post_margin)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,8 +70,10 @@ def preview(context, request: Request, project: str | None = None,
         that the pick is the one an allocator seeded alike makes.
     :raises: ObjectNotFound for a pool that does not exist
     """
-    if request.pool != models.DEFAULT_POOL:
-        pools_db.get(context, models.Pool, request.pool)
+    pool = pools_db.get(context, models.Pool, request.pool)
+    if request.post_margin is None:
+        request = dataclasses.replace(
+            request, post_margin=pool.reservation_post_margin)
     cap = CONF.api.max_allocation_candidates
     as_of = db_api.utcnow()
     rejected, rows, matching = candidates_db.preview(

@@ -420,3 +420,7 @@ class BrokerError(PoolException):
                                             known=known)
         super().__init__(None if message is None
                          else secrets.mask(message, known=known), **kwargs)
+
+
+class WindowConflict(Conflict):
+    """%(err)s"""

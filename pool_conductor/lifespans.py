@@ -22,6 +22,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor.db import slots as slots_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import payloads
@@ -246,6 +247,7 @@ def _expire_one(context, alloc_id: int) -> bool:
             binding.release(conn, nodes, force=True,
                             values=torn_down(nodes[0], now), also=[expired])
         else:
+            slots_db.drop(conn, [alloc_id])
             allocations_db.delete(conn, alloc_id)
             events.record(conn, [expired, events.Event(
                 'allocation', alloc.uuid, 'baremetal.allocation.delete.end',

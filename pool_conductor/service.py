@@ -23,6 +23,7 @@ from pool_conductor import provisioners
 from pool_conductor import provisioning
 from pool_conductor import rounds
 from pool_conductor import rpc
+from pool_conductor import windows
 from pool_conductor import workflows
 
 LOG = log.getLogger(__name__)
@@ -113,6 +114,9 @@ class ConductorService:
         interval = CONF.conductor.check_claims_interval
         if interval > 0:
             tasks.append(_periodic(self.check_claims, interval))
+        interval = CONF.reservations.check_interval
+        if interval > 0:
+            tasks.append(_periodic(self.check_reservations, interval))
         tasks += self._event_tasks()
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
@@ -234,6 +238,11 @@ class ConductorService:
         """Periodic task: move on the nodes in a provision state in
         progress that nothing moved on; never raises."""
         provisioning.check(self.context, self.host)
+
+    def check_reservations(self) -> None:
+        """Periodic task: start the scheduled allocations whose slot has
+        begun; never raises."""
+        windows.start_due(self.context, self.host, self.worker.submit)
 
     def check_claims(self) -> None:
         """Periodic task: bind pending claims; never raises."""

@@ -73,7 +73,11 @@ UPDATE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE)
 ALLOCATING = 'allocating'
 ALLOCATION_ERROR = 'error'
 ALLOCATION_ACTIVE = 'active'
-ALLOCATION_STATES = (ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR)
+# A windowed allocation whose start is ahead: it holds a slot of a node
+# (pool_conductor.windows), and becomes allocating at its start.
+ALLOCATION_SCHEDULED = 'scheduled'
+ALLOCATION_STATES = (ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR,
+                     ALLOCATION_SCHEDULED)
 
 # Statuses of a node in its pool (Digital Rebar's PoolStatus), and
 # Creating: a machine a broker is making for the pool (Poolboy's

@@ -1,4 +1,6 @@
 """Allocations: /v1/allocations and /v1/nodes/<node>/allocation."""
+import re
+
 import flask
 from pool_api import links
 from pool_api import microversion
@@ -11,14 +13,17 @@ from pool_api.schemas import common
 from pool_api import validation
 from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import states
+from pool_conductor import windows
 
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
-          'lifespan_end', 'pool', 'created_at', 'updated_at', 'links')
+          'lifespan_end', 'pool', 'start_at', 'busy_from', 'busy_until',
+          'created_at', 'updated_at', 'links')
 SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'owner',
              'lifespan_end', 'created_at', 'updated_at')
 PATCHABLE = ('name', 'extra', 'lifespan_end')
@@ -39,7 +44,9 @@ def to_dict(alloc, fields=None) -> dict:
     values = {
         'uuid': alloc.uuid,
         'name': alloc.name,
-        'node_uuid': alloc.node_uuid,
+        # A scheduled allocation's tentative node: the one its slot holds.
+        'node_uuid': alloc.node_uuid or getattr(alloc, 'slot_node_uuid',
+                                                None),
         'state': alloc.state,
         'last_error': alloc.last_error,
         'resource_class': alloc.resource_class,
@@ -49,6 +56,9 @@ def to_dict(alloc, fields=None) -> dict:
         'owner': alloc.owner,
         'lifespan_end': render.timestamp(alloc.lifespan_end),
         'pool': allocations.pool_of(alloc),
+        'start_at': render.timestamp(getattr(alloc, 'start_at', None)),
+        'busy_from': render.timestamp(getattr(alloc, 'busy_from', None)),
+        'busy_until': render.timestamp(getattr(alloc, 'busy_until', None)),
         'created_at': render.timestamp(alloc.created_at),
         'updated_at': render.timestamp(alloc.updated_at),
         'links': links.resource_links('allocations', alloc.uuid),
@@ -140,12 +150,79 @@ def create_allocation():
                                                   'lifespan_end')
     # A pool the caller may not read is not found, as a missing one.
     policy.check_readable('Pool', [body.get('pool')])
+    start, end = _window(body)
+    if start is not None:
+        if start > db_api.utcnow():
+            alloc = windows.book(
+                flask.g.context, {**values, 'candidate_nodes':
+                                  allocations.candidate_uuids(
+                                      flask.g.context, body.get(
+                                          'candidate_nodes') or (),
+                                      body.get('pool'), project)
+                                  if body.get('candidate_nodes') else []},
+                body.get('pool'), start, end, project)
+            return _created(alloc)
+        # A window that has begun is an allocation that starts now.
+        values['lifespan_end'] = end
     node = _node_for_request(body['node']) if body.get('node') else None
     alloc = allocations.create(
         flask.g.context, values, flask.current_app.config['RPCAPI'],
         pool=body.get('pool'), node=node,
         candidates=body.get('candidate_nodes') or (), project=project)
     return _created(alloc)
+
+
+# A time with its offset (RFC 3339): a window is not read in a local time.
+_OFFSET = re.compile(r'(Z|z|[+-][0-9]{2}:?[0-9]{2})$')
+
+
+def instant(body: dict, key: str):
+    """A point in time of a request, which must name its offset.
+
+    :raises: InvalidParameterValue naming key
+    """
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _OFFSET.search(value):
+        raise exception.InvalidParameterValue(
+            err='%s must be a date and time with its offset (RFC 3339), '
+                'such as 2026-12-01T12:00:00Z, not %r.' % (key, value))
+    return validation.timestamp(value, key)
+
+
+def _window(body: dict) -> tuple:
+    """(start, end) of a windowed allocation request, (None, None)
+    without start_at.
+
+    :raises: InvalidParameterValue for a window that is not one
+    """
+    start = instant(body, 'start_at')
+    end = instant(body, 'end_at')
+    length = body.get('duration')
+    if start is None:
+        if end is not None or length is not None:
+            raise exception.InvalidParameterValue(
+                err='end_at and duration need start_at; an allocation '
+                    'that starts now ends at its lifespan_end.')
+        return None, None
+    if (end is None) == (length is None):
+        raise exception.InvalidParameterValue(
+            err='A window needs either end_at or duration with its '
+                'start_at.')
+    if body.get('lifespan_end') is not None:
+        raise exception.InvalidParameterValue(
+            err='A window ends at its end_at (or after its duration): '
+                'lifespan_end cannot be given with start_at.')
+    if body.get('node') is not None:
+        raise exception.InvalidParameterValue(
+            err='A backfilled allocation (node) cannot have a window.')
+    if end is None:
+        end = start + lifespans.duration(length, 'duration')
+        if end >= validation.LATEST_TIMESTAMP:
+            raise exception.InvalidParameterValue(
+                err='The window ends out of range.')
+    return start, end
 
 
 def list_allocations():
@@ -215,7 +292,8 @@ def update_allocation(allocation_ident):
     if 'lifespan_end' in changed:
         _not_of_claim(alloc, 'change the lifespan_end of')
         changed['lifespan_end'] = lifespans.changed_end(
-            context, allocations.pool_of(alloc), alloc.created_at,
+            context, allocations.pool_of(alloc),
+            alloc.start_at or alloc.created_at,
             validation.timestamp(changed['lifespan_end'], 'lifespan_end'))
     if changed:
         alloc = allocations.update(context, alloc, changed)

@@ -42,7 +42,9 @@ def _preview(body: dict):
         candidate_nodes=tuple(allocations_core.candidate_uuids(
             context, wanted, pool, project) if wanted else ()),
         owner=project or body.get('owner'), pool=pool,
-        name=body.get('name'))
+        name=body.get('name'),
+        lifespan_end=validation.timestamp(body.get('lifespan_end'),
+                                          'lifespan_end'))
     answer = candidates.preview(context, request, project=project,
                                 limit=body.get('limit'),
                                 seed=body.get('seed'))

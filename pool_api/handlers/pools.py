@@ -14,7 +14,8 @@ from pool_conductor import states
 
 FIELDS = ('name', 'description', 'documentation', 'parent_pool',
           *schema.ACTION_SETS, 'lifespan', 'broker', 'autofill',
-          'keep_params', 'last_error')
+          'keep_params', 'reservation_pre_margin', 'reservation_post_margin',
+          'last_error')
 PATCHABLE = FIELDS[1:-1]
 PATCH_DEFAULTS = {kind: {} for kind in (*schema.ACTION_SETS, 'lifespan')}
 PATCH_DEFAULTS['autofill'] = autofill.DEFAULTS

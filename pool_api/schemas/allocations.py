@@ -21,6 +21,13 @@ CREATE = {
         'pool': common.NULLABLE_NAME,
         # When the allocation ends by itself, within its pool's lifespan.
         'lifespan_end': pools.TIMESTAMP,
+        # A window: when it starts (RFC 3339, with an offset), and when it
+        # ends (end_at, its lifespan_end) or how long it lasts (duration,
+        # such as "4h").
+        'start_at': pools.TIMESTAMP,
+        'end_at': pools.TIMESTAMP,
+        'duration': {'type': ['string', 'null'], 'minLength': 1,
+                     'maxLength': 64},
     },
     'additionalProperties': False,
 }
@@ -40,6 +47,9 @@ PREVIEW = {
                  'maximum': 2 ** 63 - 1},
         'limit': {'type': ['integer', 'null'], 'minimum': 1,
                   'maximum': 2 ** 31 - 1},
+        # When the allocation would end: nodes a window holds before then
+        # (plus the post margin) are left out as overlapping_window.
+        'lifespan_end': pools.TIMESTAMP,
     },
     'additionalProperties': False,
 }
@@ -55,6 +65,7 @@ PREVIEW_QUERY = {
     'name': {'type': 'string', 'maxLength': 255},
     'seed': {'type': 'integer', 'minimum': 0, 'maximum': 2 ** 63 - 1},
     'limit': {'type': 'integer', 'minimum': 1, 'maximum': 2 ** 31 - 1},
+    'lifespan_end': {'type': 'string', 'maxLength': 64},
 }
 
 # The fields a PATCH may change, checked after the patch is applied.

@@ -60,8 +60,13 @@ AUTOFILL = {
     'additionalProperties': False,
 }
 
+# Seconds a node is held before and after a window (null: the
+# [reservations] options).
+MARGIN = {'type': ['integer', 'null'], 'minimum': 0, 'maximum': 86400}
 _POOL_FIELDS = {
     'lifespan': LIFESPAN,
+    'reservation_pre_margin': MARGIN,
+    'reservation_post_margin': MARGIN,
     'broker': common.NULLABLE_NAME,
     'autofill': AUTOFILL,
     'description': TEXT,

@@ -105,6 +105,9 @@ ALLOCATION_FIELDS = {
     'owner': _NULLABLE_STRING,
     'lifespan_end': _NULLABLE_TIMESTAMP,
     'pool': STRING,
+    'start_at': _NULLABLE_TIMESTAMP,
+    'busy_from': _NULLABLE_TIMESTAMP,
+    'busy_until': _NULLABLE_TIMESTAMP,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
@@ -209,6 +212,8 @@ POOL_FIELDS = {
     'broker': _NULLABLE_STRING,
     'autofill': pool_schemas.AUTOFILL,
     'keep_params': _BOOLEAN,
+    'reservation_pre_margin': pool_schemas.MARGIN,
+    'reservation_post_margin': pool_schemas.MARGIN,
     'last_error': _NULLABLE_STRING,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
@@ -447,8 +452,24 @@ ALLOCATION_CANDIDATES = _object({
 }, required=('as_of', 'candidates', 'total_matching', 'would_pick',
              'rejected', 'fleet'))
 
+AVAILABILITY = _object({
+    'earliest_start': _NULLABLE_TIMESTAMP,
+    'after': _TIMESTAMP,
+    'before': _TIMESTAMP,
+    'duration': STRING,
+    'count': _INTEGER,
+    'nodes': {'type': 'array', 'items': _object({
+        'uuid': STRING, 'name': _NULLABLE_STRING,
+        'free': {'type': 'array', 'items': _object(
+            {'from': _TIMESTAMP, 'until': _TIMESTAMP},
+            required=('from', 'until'))},
+    }, required=('uuid', 'name', 'free'))},
+}, required=('earliest_start', 'after', 'before', 'duration', 'count',
+             'nodes'))
+
 SCHEMAS = {
     'Fleet': FLEET,
+    'Availability': AVAILABILITY,
     'AllocationCandidates': ALLOCATION_CANDIDATES,
     'Page': {'type': 'string', 'description': 'An HTML page, a style '
              'sheet or a script of the dashboard.'},

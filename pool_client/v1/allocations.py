@@ -8,7 +8,8 @@ from pool_client import utils
 
 FIELDS = ('uuid', 'name', 'state', 'owner', 'node_uuid', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra',
-          'lifespan_end', 'created_at', 'updated_at')
+          'lifespan_end', 'start_at', 'busy_from', 'busy_until',
+          'created_at', 'updated_at')
 LIST_FIELDS = ('uuid', 'name', 'resource_class', 'state', 'node_uuid')
 SORT_KEYS = ('uuid', 'name', 'state', 'resource_class', 'owner',
              'lifespan_end', 'created_at', 'updated_at')
@@ -56,6 +57,20 @@ class CreateAllocation(command.ShowOne):
                  'an offset is given), within its pool\'s lifespan '
                  '(default: the pool\'s).')
         parser.add_argument(
+            '--start', dest='start_at', metavar='<time>',
+            help='Book a window that starts at this time (RFC 3339 with '
+                 'an offset, such as 2026-12-01T09:00:00Z): the allocation '
+                 'is scheduled with a node held for it, and becomes active '
+                 'at its start. Needs --end or --duration.')
+        parser.add_argument(
+            '--end', dest='end_at', metavar='<time>',
+            help='When the window ends (RFC 3339 with an offset): its '
+                 'lifespan_end.')
+        parser.add_argument(
+            '--duration', metavar='<duration>',
+            help='How long the window lasts, such as "4h" or "1d12h", '
+                 'instead of --end.')
+        parser.add_argument(
             '--node', metavar='<node>',
             help='Backfill this allocation from the given node, which '
                  'already has an instance. Bypasses the normal allocation '
@@ -82,7 +97,8 @@ class CreateAllocation(command.ShowOne):
         fields = {k: getattr(parsed_args, k)
                   for k in ('resource_class', 'traits', 'candidate_nodes',
                             'name', 'uuid', 'owner', 'node', 'pool',
-                            'lifespan_end')
+                            'lifespan_end', 'start_at', 'end_at',
+                            'duration')
                   if getattr(parsed_args, k) is not None}
         if parsed_args.extra:
             fields['extra'] = utils.key_value_pairs_to_dict(

@@ -13,6 +13,7 @@ from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
+from pool_conductor.conf import reservations
 from pool_conductor.conf import sandbox
 
 CONF = cfg.CONF
@@ -27,6 +28,7 @@ database.register_opts(CONF)
 exec_broker.register_opts(CONF)
 pool.register_opts(CONF)
 provisioner.register_opts(CONF)
+reservations.register_opts(CONF)
 sandbox.register_opts(CONF)
 log.register_options(CONF)
 for _group, _opts in messaging_opts.list_opts():

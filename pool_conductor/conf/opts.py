@@ -10,6 +10,7 @@ from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
+from pool_conductor.conf import reservations
 from pool_conductor.conf import sandbox
 
 
@@ -25,6 +26,7 @@ def list_opts():
         ('exec_broker', exec_broker.opts),
         ('pool', pool.opts),
         ('provisioner', provisioner.opts),
+        ('reservations', reservations.opts),
         ('sandbox', sandbox.opts),
     ]
 

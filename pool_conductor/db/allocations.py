@@ -109,6 +109,16 @@ def create_allocation(context, values: dict, settle=None, then=None
     return alloc
 
 
+def insert(conn, values: dict) -> int:
+    """Insert an allocation row in the caller's transaction.
+
+    :returns: its id.
+    :raises: DBDuplicateEntry for a uuid or name in use
+    """
+    return conn.execute(sa.insert(_ALLOCATIONS).values(
+        **values)).inserted_primary_key[0]
+
+
 def list_allocations(context, filters: dict, limit: int | None = None,
                      marker: str | None = None, sort_key: str = 'id',
                      sort_dir: str = 'asc') -> list[models.Allocation]:
@@ -215,11 +225,29 @@ def instance_holder(conn, uuid: str,
 # parameters: building and caching a SQLAlchemy statement costs more CPU
 # than the database spends running it.
 
+_SLOTS = models.NodeSlot.__table__
+
+
+def _of_slot(column: sa.Column) -> sa.ScalarSelect:
+    return sa.select(column).where(
+        _SLOTS.c.allocation_id == _ALLOCATIONS.c.id).limit(1
+    ).scalar_subquery()
+
+
+# Besides the request: its end and its pool's post margin (how long it
+# holds its node), and the node and start of its slot if it has a window.
 _TO_PROCESS = sa.select(
     _ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid, _ALLOCATIONS.c.name,
     _ALLOCATIONS.c.resource_class, _ALLOCATIONS.c.traits,
     _ALLOCATIONS.c.candidate_nodes, _ALLOCATIONS.c.owner,
     _ALLOCATIONS.c.pool, _ALLOCATIONS.c.created_at,
+    _ALLOCATIONS.c.lifespan_end,
+    sa.select(_POOLS.c.reservation_post_margin).where(
+        _POOLS.c.name == sa.func.coalesce(_ALLOCATIONS.c.pool,
+                                          models.DEFAULT_POOL)
+    ).scalar_subquery().label('post_margin'),
+    _of_slot(_SLOTS.c.node_id).label('slot_node_id'),
+    _of_slot(_SLOTS.c.busy_from).label('slot_from'),
 ).where(_ALLOCATIONS.c.state == states.ALLOCATING,
         _ALLOCATIONS.c.conductor_affinity == sa.bindparam('host'),
         _ALLOCATIONS.c.id.in_(sa.bindparam('ids', expanding=True))

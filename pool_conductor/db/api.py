@@ -471,3 +471,19 @@ def refusal(exc: BaseException) -> Exception | None:
                   db_exc.DBInvalidUnicodeParameter)):
         return exception.DatabaseRefused(reason=reason)
     return None
+
+
+def is_exclusion_violation(exc: BaseException) -> bool:
+    """Whether a database error is PostgreSQL refusing a row that an
+    exclusion constraint excludes (SQLSTATE 23P01: two overlapping slots
+    of a node)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if getattr(exc, 'pgcode', None) == '23P01' or (
+                getattr(getattr(exc, 'diag', None), 'sqlstate', None)
+                == '23P01') or getattr(exc, 'sqlstate', None) == '23P01':
+            return True
+        exc = (getattr(exc, 'inner_exception', None)
+               or getattr(exc, 'orig', None) or exc.__cause__)
+    return False

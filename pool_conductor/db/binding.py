@@ -44,7 +44,7 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'id', 'uuid', 'name', 'generation', 'provision_state',
     'target_provision_state', 'power_state',
     'maintenance', 'reservation', 'instance_uuid', 'allocation_id',
-    'owner', 'lessee',
+    'owner', 'lessee', 'booked_from',
     'instance_info', 'resource_class', 'pool', 'pool_status',
     'pool_allocated', 'pool_wait_stage', 'pool_destination', 'params',
     'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at',

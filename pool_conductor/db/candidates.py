@@ -15,7 +15,7 @@ _TRAITS = models.NodeTrait.__table__
 # test checks that the nodes left are exactly the ones it finds.
 REASONS = ('pool', 'resource_class', 'traits', 'candidate_nodes', 'owner',
            'maintenance', 'provision_state', 'allocated', 'reserved',
-           'pool_status', 'power_state')
+           'pool_status', 'power_state', 'overlapping_window')
 
 
 def _has_trait(trait: str):
@@ -47,6 +47,12 @@ def _tests(request) -> list[tuple[str, object]]:
         ('reserved', node.reservation.is_(None)),
         ('pool_status', node.pool_status == states.POOL_FREE),
         ('power_state', node.power_state.is_not(None)),
+        # A slot of the node begins before the allocation would let it go
+        # (free_nodes.FREE_UNTIL).
+        ('overlapping_window', sa.or_(
+            node.booked_from.is_(None),
+            node.booked_from >= sa.literal(request.hold_until,
+                                           models.Node.booked_from.type))),
     ]
 
 

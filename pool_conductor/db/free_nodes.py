@@ -4,6 +4,7 @@ has it (SQLite: the database lock of BEGIN IMMEDIATE), so that
 concurrent transactions take different nodes."""
 from collections.abc import Iterable
 import dataclasses
+import datetime
 import functools
 
 import sqlalchemy as sa
@@ -56,6 +57,18 @@ ALLOCATABLE = (*map(_planned, binding_db.NODE_IS_FREE),
                _NODES.c.power_state.is_not(None))
 FREE = tuple(map(_planned, binding_db.NODE_IS_FREE))
 
+# The end of a hold that never ends (an allocation without lifespan_end).
+FOREVER = datetime.datetime(9999, 1, 1)
+# A node no window holds a slot of. Claims, pool actions and AutoFill
+# take only such nodes: they hold a node with no end the windows know.
+UNBOOKED = _NODES.c.booked_from.is_(None)
+# A node whose earliest slot begins no earlier than the end of a hold
+# that starts now (hold_until; FOREVER: a node with no slot). It is a
+# column of the node, so that the search reads it under the node's lock
+# (pool_conductor.windows).
+FREE_UNTIL = sa.or_(UNBOOKED, _NODES.c.booked_from >= sa.bindparam(
+    'hold_until', FOREVER, type_=models.Node.booked_from.type))
+
 # Where a search for an allocation looks: the node named as the
 # allocation, nodes from a start id on, nodes before it, or anywhere.
 BY_NAME, FROM_PIVOT, BEFORE_PIVOT, ANYWHERE = 'name', 'from', 'before', 'any'
@@ -69,13 +82,14 @@ def skip_locked(conn, q):
     return q
 
 
-def _select(*where, allocatable: bool = True, columns=()):
+def _select(*where, allocatable: bool = True, columns=(),
+            booked=UNBOOKED):
     """Free nodes matching where (allocatable: with a known power state
-    too), with what the binding reads of them and their pool's allocate
-    actions."""
+    too) and booked (by default: no window holds them), with what the
+    binding reads of them and their pool's allocate actions."""
     return sa.select(*binding_db.NODE_COLUMNS, binding_db.ALLOCATE_ACTIONS,
                      *columns).where(
-        *(ALLOCATABLE if allocatable else FREE), *where)
+        *(ALLOCATABLE if allocatable else FREE), booked, *where)
 
 
 def _with_traits(q, traits):
@@ -120,7 +134,7 @@ class Probe:
 def probe_statement(probe: Probe):
     """Free nodes of a pool matching an allocation, of one shape."""
     node = _NODES.c
-    q = _select(node.pool == sa.bindparam('pool'))
+    q = _select(node.pool == sa.bindparam('pool'), booked=FREE_UNTIL)
     if probe.resource_class:
         q = q.where(node.resource_class == sa.bindparam('resource_class'))
     if probe.candidates:
@@ -157,12 +171,15 @@ def probe_statement(probe: Probe):
 
 def for_allocation(conn, alloc, pool: str, where: str, count: int = 1,
                    lock: bool = True, exclude: Iterable[int] = (),
+                   hold_until: datetime.datetime = FOREVER,
                    **params) -> list[sa.Row]:
     """Free nodes of pool matching alloc's request (resource class,
     traits, candidates, owner), locked with lock.
 
     :param exclude: ids of nodes this transaction has taken already (its
         own locks do not make it skip them).
+    :param hold_until: until when the allocation holds the node: only
+        nodes whose earliest slot begins no earlier are found.
     """
     traits = list(alloc.traits or ())
     exclude = list(exclude)
@@ -173,11 +190,20 @@ def for_allocation(conn, alloc, pool: str, where: str, count: int = 1,
         lock=lock and api.backend_supports_skip_locked(conn),
         exclude=bool(exclude)))
     params.update(count=count, resource_class=alloc.resource_class,
+                  hold_until=hold_until,
                   pool=pool, exclude=exclude, owner=alloc.owner,
                   name=alloc.name,
                   candidates=list(alloc.candidate_nodes or ()))
     params.update(('trait_%d' % i, t) for i, t in enumerate(traits))
     return conn.execute(stmt, params).all()
+
+
+def tentative(conn, node_id: int) -> list[sa.Row]:
+    """The node a windowed allocation's slot holds, if it is free now
+    (its own slot is its earliest), locked (skipped while another
+    transaction locks it)."""
+    return conn.execute(skip_locked(conn, _select(
+        _NODES.c.id == node_id, booked=sa.true()))).all()
 
 
 # Claims, pool actions and AutoFill -------------------------------------------

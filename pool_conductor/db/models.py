@@ -117,6 +117,13 @@ class Node(TimestampMixin, Base):
     lessee: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     reservation: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
     last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # The earliest busy_from of the node's slots (node_slots), None
+    # without any: kept on the node's row, which every search for free
+    # nodes reads and locks, so that the search sees a window booked by a
+    # transaction that committed while it ran (a subquery on node_slots
+    # would read an older snapshot).
+    booked_from: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
     # Pool membership and lifecycle (the pool extension of the API). Every
     # node is given a pool and a status; the columns are nullable only
     # because SQLite cannot add a referencing column with a default.
@@ -271,6 +278,10 @@ class Allocation(TimestampMixin, Base):
         sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
     # The pool the allocation takes its node from (None: the default).
     pool: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # When a windowed allocation starts (None: at once); its end is its
+    # lifespan_end.
+    start_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
     # The claim the allocation binds a resource of, if any, and which.
     claim_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),
@@ -459,6 +470,12 @@ class Pool(TimestampMixin, Base):
     # pool's machines when it ends.
     keep_params: orm.Mapped[bool | None] = orm.mapped_column(
         sa.Boolean, default=False)
+    # Seconds its nodes are held before and after a window (None: the
+    # [reservations] options).
+    reservation_pre_margin: orm.Mapped[int | None] = orm.mapped_column(
+        sa.Integer)
+    reservation_post_margin: orm.Mapped[int | None] = orm.mapped_column(
+        sa.Integer)
 
 
 class Broker(TimestampMixin, Base):
@@ -659,6 +676,35 @@ class Event(Base):
         PreciseDateTime)
 
 
+class NodeSlot(Base):
+    """A time a node is held for an allocation: half-open
+    [busy_from, busy_until), the allocation's window widened by its pool's
+    margins. No two slots of a node overlap: on PostgreSQL an exclusion
+    constraint says so (created by the migration: btree_gist), elsewhere
+    the node's row lock and a re-check in the same transaction."""
+
+    __tablename__ = 'node_slots'
+    __table_args__ = (
+        sa.Index('node_slots_node_idx', 'node_id', 'busy_from'),
+        sa.Index('node_slots_allocation_idx', 'allocation_id'),
+        sa.Index('node_slots_busy_from_idx', 'busy_from'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', name='node_slots_node_id_fkey',
+                      ondelete='CASCADE'), nullable=False)
+    allocation_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('allocations.id', name='node_slots_allocation_id_fkey',
+                      ondelete='CASCADE'))
+    busy_from: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        PreciseDateTime, nullable=False)
+    busy_until: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        PreciseDateTime, nullable=False)
+    created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        sa.DateTime, default=_utcnow, nullable=False)
+
+
 class EventCursor(Base):
     """The last cursor the sequencer gave; its row lock serializes
     sequencers."""
@@ -687,6 +733,18 @@ Allocation.node_uuid = orm.column_property(
 Node.allocation_uuid = orm.column_property(
     sa.select(Allocation.uuid).where(Allocation.id == Node.allocation_id)
     .correlate_except(Allocation).scalar_subquery())
+# The slot a windowed allocation holds: its node (the tentative one while
+# it is scheduled) and its times.
+_SLOT_OF = NodeSlot.allocation_id == Allocation.id
+Allocation.slot_node_uuid = orm.column_property(
+    sa.select(Node.uuid).where(Node.id == NodeSlot.node_id, _SLOT_OF)
+    .correlate_except(Node, NodeSlot).limit(1).scalar_subquery())
+Allocation.busy_from = orm.column_property(
+    sa.select(NodeSlot.busy_from).where(_SLOT_OF)
+    .correlate_except(NodeSlot).limit(1).scalar_subquery())
+Allocation.busy_until = orm.column_property(
+    sa.select(NodeSlot.busy_until).where(_SLOT_OF)
+    .correlate_except(NodeSlot).limit(1).scalar_subquery())
 Port.node_uuid = orm.column_property(
     sa.select(Node.uuid).where(Node.id == Port.node_id)
     .correlate_except(Node).scalar_subquery())

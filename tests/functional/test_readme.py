@@ -63,7 +63,7 @@ REPO = os.path.abspath(os.path.dirname(README))
 
 # The sections (level one headings) whose blocks run, subsections included.
 WALK_THROUGHS = ('Quick start', 'Walk-through with curl', 'Three ways in',
-                 'Pools', 'Claims')
+                 'Pools', 'Claims', 'Windows')
 
 NOT_RUN = {
     './tools/run-tests.sh': 'the test suites, this one among them',

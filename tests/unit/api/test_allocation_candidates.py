@@ -1,4 +1,5 @@
 """The allocation preview: /v1/allocation_candidates."""
+import datetime
 import random
 
 from hypothesis import given
@@ -54,7 +55,8 @@ class PreviewAPITestCase(base.APITestCase):
                           'candidate_nodes': 0, 'owner': 0,
                           'maintenance': 1, 'provision_state': 1,
                           'allocated': 1, 'reserved': 0, 'pool_status': 0,
-                          'power_state': 1}, answer['rejected'])
+                          'power_state': 1, 'overlapping_window': 0},
+                         answer['rejected'])
         self.assertEqual(8, answer['fleet'])
 
     def test_nothing_matches_and_nothing_is_reserved(self):
@@ -161,6 +163,8 @@ _NODE = st.fixed_dictionaries({
                                         'manageable']),
     'power_state': st.sampled_from(['power off', 'power on', None]),
     'owner': st.sampled_from([None, 'p1', 'p2']),
+    # The earliest slot of the node, in hours from now.
+    'booked_from': st.sampled_from([None, None, 1, 5]),
 })
 
 
@@ -175,29 +179,44 @@ class PreviewParityTestCase(base.APITestCase):
            traits=st.lists(st.sampled_from(['CUSTOM_A', 'CUSTOM_B']),
                            unique=True),
            owner=st.sampled_from([None, 'p1']),
+           lifespan=st.sampled_from([None, 1, 3]),
            seed=st.integers(min_value=0, max_value=2 ** 32))
     def test_preview_is_the_allocator(self, fleet, resource_class, traits,
-                                      owner, seed):
+                                      owner, lifespan, seed):
         with db_api.writer(self.context) as session:
             session.execute(models.Node.__table__.update().values(
                 allocation_id=None))
             session.execute(models.Allocation.__table__.delete())
             session.execute(models.NodeTrait.__table__.delete())
             session.execute(models.Node.__table__.delete())
+        now = db_api.utcnow().replace(microsecond=0)
+        hour = datetime.timedelta(hours=1)
         for values in fleet:
-            self.create_node(**dict(values))
+            values = dict(values)
+            booked = values.pop('booked_from')
+            node = self.create_node(**values)
+            if booked is not None:
+                with db_api.writer(self.context) as session:
+                    session.execute(models.Node.__table__.update().where(
+                        models.Node.id == node.id).values(
+                        booked_from=now + booked * hour))
+        end = now + lifespan * hour if lifespan else None
         request = candidates.Request(resource_class=resource_class,
-                                     traits=tuple(traits), owner=owner)
+                                     traits=tuple(traits), owner=owner,
+                                     lifespan_end=end)
         answer = candidates.preview(self.context, request, seed=seed)
         self.assertEqual(len(fleet), answer.fleet)
         with db_api.reader(self.context) as session:
             found = free_nodes.for_allocation(
                 session.connection(), request, models.DEFAULT_POOL,
-                free_nodes.ANYWHERE, count=100, lock=False)
+                free_nodes.ANYWHERE, count=100, lock=False,
+                hold_until=request.hold_until)
         self.assertEqual(sorted(r.uuid for r in found),
                          sorted(r.uuid for r, _t in answer.candidates))
         # The allocator, seeded alike, gives the node the preview picked.
         body = {'resource_class': resource_class, 'traits': traits}
+        if end:
+            body['lifespan_end'] = end.isoformat() + 'Z'
         if owner:
             body['owner'] = owner
         resp = self.post('/v1/allocations', body)

@@ -92,8 +92,8 @@ class FleetTestCase(base.APITestCase):
         self.assertCountsAreTheLists(before)
         by_state = {r['value']: r['count']
                     for r in before['allocations']['states']}
-        self.assertEqual({'allocating': 0, 'active': 3, 'error': 1},
-                         by_state)
+        self.assertEqual({'allocating': 0, 'active': 3, 'error': 1,
+                          'scheduled': 0}, by_state)
         self.assertEqual(8, before['nodes']['total']['count'])
         web = next(p for p in before['pools'] if p['name'] == 'web')
         self.assertEqual(2, web['statuses']['Free']['count'])

@@ -261,6 +261,8 @@ CASES = [
     ('POST', '/v1/allocation_candidates', {'resource_class': 'baremetal'},
      ANY_MEMBER),
     ('GET', '/v1/allocation_candidates', None, ANY_MEMBER),
+    # A 400 without duration, once the policy let it through.
+    ('GET', '/v1/availability', None, ANY_MEMBER),
     ('GET', '/v1/claims', None, ANY_READER),
     # An empty claim is refused (400) once the policy let it through.
     ('POST', '/v1/claims', {'resources': []}, ANY_MEMBER),

@@ -61,6 +61,26 @@ class TestCreateAllocation(base.TestCommand):
         self.client.allocation_wait.assert_called_once_with(
             base.ALLOCATION_UUID, timeout=30, progress=mock.ANY)
 
+    def test_create_window(self):
+        args = self.check_parser(self.cmd, [
+            '--resource-class', 'gold', '--start', '2030-01-01T09:00:00Z',
+            '--end', '2030-01-01T17:00:00Z'],
+            [('start_at', '2030-01-01T09:00:00Z'),
+             ('end_at', '2030-01-01T17:00:00Z'), ('duration', None)])
+        self.cmd.take_action(args)
+        self.client.allocation_create.assert_called_once_with(
+            resource_class='gold', start_at='2030-01-01T09:00:00Z',
+            end_at='2030-01-01T17:00:00Z')
+
+    def test_create_window_with_duration(self):
+        args = self.check_parser(self.cmd, [
+            '--resource-class', 'gold', '--start', '2030-01-01T09:00:00Z',
+            '--duration', '8h'], [('duration', '8h')])
+        self.cmd.take_action(args)
+        self.client.allocation_create.assert_called_once_with(
+            resource_class='gold', start_at='2030-01-01T09:00:00Z',
+            duration='8h')
+
     def test_create_wait_error(self):
         self.client.allocation_wait.return_value = self.allocation(
             state='error', node_uuid=None,

@@ -17,6 +17,7 @@ from pool_conductor import lifespans
 from pool_conductor import service
 from tests.unit.api import base
 from tests.unit.api import test_claims
+from tests.unit.api import test_windows
 from tests.unit.conductor import test_autofill
 from tests.unit import unrecorded
 
@@ -673,3 +674,8 @@ class NodePatchEventsTestCase(Watched, base.APITestCase):
                                         data['conductor_group']))
         self.assertIs(True, found[3].payload['ironic_object.data'][
             'retired'])
+
+
+class WindowEventsTestCase(Watched, test_windows.WindowTestCase):
+    """Booking, extending, starting, failing to start and deleting a
+    window record their events in their transactions."""

@@ -13,6 +13,7 @@ from pool_conductor import exception
 from pool_conductor import rpc
 from pool_conductor import rpcapi
 from pool_conductor import service
+from pool_conductor import windows
 from tests import base
 
 
@@ -230,3 +231,49 @@ class ServiceTestCase(base.TestCase):
         api = rpcapi.ConductorAPI()
         self.assertRaises(exception.NoValidHost, api.pick_conductor,
                           self.context)
+
+
+class WindowStartTestCase(base.TestCase):
+    """A running conductor starts a window when its slot begins; one that
+    died after claiming the start is taken over by a peer."""
+
+    start = ServiceTestCase.start
+    state_of = ServiceTestCase.state_of
+    age_conductor = ServiceTestCase.age_conductor
+
+    def setUp(self):
+        super().setUp()
+        self.config(check_allocations_interval=1, heartbeat_interval=1,
+                    heartbeat_timeout=3, group='conductor')
+        self.config(check_interval=0.1, pre_margin=0, group='reservations')
+        self.addCleanup(rpc.cleanup)
+
+    def book(self, seconds):
+        start = db_api.utcnow() + datetime.timedelta(seconds=seconds)
+        return windows.book(self.context, {'resource_class': 'baremetal'},
+                            None, start, start + datetime.timedelta(hours=1))
+
+    def test_window_starts_on_its_node(self):
+        node = self.create_node()
+        alloc = self.book(1.5)
+        self.assertEqual('scheduled', alloc.state)
+        self.start()
+        self.assertEqual('scheduled', self.state_of(alloc))
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+        self.assertEqual(alloc.uuid, nodes_db.get_node(
+            self.context, node.uuid).allocation_uuid)
+
+    def test_start_of_a_dead_conductor_taken_over(self):
+        self.create_node()
+        alloc = self.book(0)
+        conductors_db.register_conductor(self.context, 'dead-host')
+        # dead-host claims the start, then dies before giving the node.
+        self.assertEqual(1, windows.start_due(self.context, 'dead-host',
+                                              lambda alloc_id: None))
+        self.assertEqual('allocating', self.state_of(alloc))
+        self.age_conductor('dead-host')
+        self.start()
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+        self.assertEqual('test-host', allocations_db.get_allocation(
+            self.context, alloc.uuid).conductor_affinity)
+

@@ -1,0 +1,226 @@
+"""Queries on the times nodes are held for windowed allocations
+(node_slots), and on what holds a node besides its slots."""
+import datetime
+
+import sqlalchemy as sa
+
+from pool_conductor.db import api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import models
+from pool_conductor import states
+
+_SLOTS = models.NodeSlot.__table__
+_NODES = models.Node.__table__
+_ALLOCATIONS = models.Allocation.__table__
+_TRAITS = models.NodeTrait.__table__
+_POOLS = models.Pool.__table__
+
+# The columns of a slot the rules read, with its allocation's uuid and
+# name and its node's uuid (a conflict names them).
+_SLOT_COLUMNS = (_SLOTS.c.id, _SLOTS.c.node_id, _SLOTS.c.allocation_id,
+                 _SLOTS.c.busy_from, _SLOTS.c.busy_until,
+                 _ALLOCATIONS.c.uuid.label('allocation_uuid'),
+                 _ALLOCATIONS.c.name.label('allocation_name'),
+                 _NODES.c.uuid.label('node_uuid'))
+_SLOT_JOIN = _SLOTS.outerjoin(
+    _ALLOCATIONS, _ALLOCATIONS.c.id == _SLOTS.c.allocation_id).join(
+    _NODES, _NODES.c.id == _SLOTS.c.node_id)
+
+
+def overlapping(conn, node_ids, busy_from: datetime.datetime,
+                busy_until: datetime.datetime | None,
+                exclude_allocation: int | None = None) -> list[sa.Row]:
+    """The slots of nodes that overlap [busy_from, busy_until) (to the
+    end of time with None), by node and start."""
+    q = sa.select(*_SLOT_COLUMNS).select_from(_SLOT_JOIN).where(
+        _SLOTS.c.node_id.in_(list(node_ids)),
+        _SLOTS.c.busy_until > busy_from)
+    if busy_until is not None:
+        q = q.where(_SLOTS.c.busy_from < busy_until)
+    if exclude_allocation is not None:
+        q = q.where(sa.or_(_SLOTS.c.allocation_id.is_(None),
+                           _SLOTS.c.allocation_id != exclude_allocation))
+    return conn.execute(q.order_by(_SLOTS.c.node_id,
+                                   _SLOTS.c.busy_from)).all()
+
+
+def of_nodes(conn, node_ids, after: datetime.datetime) -> list[sa.Row]:
+    """The slots of nodes that end after a time, by node and start."""
+    return conn.execute(
+        sa.select(*_SLOT_COLUMNS).select_from(_SLOT_JOIN).where(
+            _SLOTS.c.node_id.in_(list(node_ids)),
+            _SLOTS.c.busy_until > after)
+        .order_by(_SLOTS.c.node_id, _SLOTS.c.busy_from)).all()
+
+
+def of_allocation(conn, alloc_id: int) -> sa.Row | None:
+    """The slot an allocation holds, if any."""
+    return conn.execute(sa.select(*_SLOT_COLUMNS).select_from(_SLOT_JOIN)
+                        .where(_SLOTS.c.allocation_id == alloc_id)).first()
+
+
+def of_allocations(conn, alloc_ids) -> dict[int, sa.Row]:
+    """The slots of allocations, by allocation id."""
+    ids = [i for i in alloc_ids if i is not None]
+    if not ids:
+        return {}
+    rows = conn.execute(sa.select(*_SLOT_COLUMNS).select_from(_SLOT_JOIN)
+                        .where(_SLOTS.c.allocation_id.in_(ids))).all()
+    return {r.allocation_id: r for r in rows}
+
+
+def insert(conn, node_id: int, alloc_id: int, busy_from, busy_until
+           ) -> None:
+    """Hold a node for an allocation (the caller checked it is free, and
+    holds the node's row lock).
+
+    :raises: DBError from the exclusion constraint on PostgreSQL for an
+        overlapping slot (api.is_exclusion_violation)
+    """
+    conn.execute(sa.insert(_SLOTS).values(
+        node_id=node_id, allocation_id=alloc_id, busy_from=busy_from,
+        busy_until=busy_until, created_at=api.utcnow()))
+
+
+def set_until(conn, alloc_id: int, busy_until) -> int:
+    """Move the end of an allocation's slot."""
+    return conn.execute(sa.update(_SLOTS).where(
+        _SLOTS.c.allocation_id == alloc_id).values(
+        busy_until=busy_until)).rowcount
+
+
+def delete_of(conn, alloc_ids) -> list[int]:
+    """Delete the slots of allocations.
+
+    :returns: the ids of their nodes.
+    """
+    ids = [i for i in alloc_ids if i is not None]
+    if not ids:
+        return []
+    nodes = list(conn.scalars(sa.select(_SLOTS.c.node_id).where(
+        _SLOTS.c.allocation_id.in_(ids)).distinct()))
+    if nodes:
+        conn.execute(sa.delete(_SLOTS).where(
+            _SLOTS.c.allocation_id.in_(ids)))
+    return nodes
+
+
+def drop(conn, alloc_ids) -> None:
+    """Delete the slots of allocations and recompute their nodes'
+    booked_from."""
+    refresh_booked(conn, delete_of(conn, alloc_ids))
+
+
+_EARLIEST = sa.select(sa.func.min(_SLOTS.c.busy_from)).where(
+    _SLOTS.c.node_id == _NODES.c.id).scalar_subquery()
+
+
+def refresh_booked(conn, node_ids) -> None:
+    """Set the nodes' booked_from to the earliest start of their slots."""
+    ids = sorted(set(node_ids))
+    if ids:
+        conn.execute(sa.update(_NODES).where(_NODES.c.id.in_(ids)).values(
+            booked_from=_EARLIEST))
+
+
+def lock_node(conn, node_id: int, skip_locked: bool = True
+              ) -> sa.Row | None:
+    """A node (as the binding reads it, with booked_from), locked; None
+    when another transaction holds its lock (where the backend can
+    skip it) or it is gone."""
+    q = sa.select(*binding_db.NODE_COLUMNS).where(_NODES.c.id == node_id)
+    if skip_locked and api.backend_supports_skip_locked(conn):
+        q = q.with_for_update(skip_locked=True)
+    else:
+        q = q.with_for_update()
+    return conn.execute(q).first()
+
+
+def bound_end(conn, alloc_id: int) -> sa.Row | None:
+    """The end (lifespan_end), state and claim of the allocation that
+    holds a node."""
+    return conn.execute(sa.select(
+        _ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid, _ALLOCATIONS.c.name,
+        _ALLOCATIONS.c.lifespan_end, _ALLOCATIONS.c.claim_id,
+        _ALLOCATIONS.c.state).where(_ALLOCATIONS.c.id == alloc_id)).first()
+
+
+def matching(conn, pool: str, resource_class: str | None, traits,
+             owner: str | None, candidates, limit: int | None = None
+             ) -> list[sa.Row]:
+    """The members of a pool that match an allocation request (resource
+    class, traits, candidate node uuids, owner), not in maintenance, with
+    what holds each now: the id, uuid and lifespan_end of its allocation
+    (bound_*), whether it is free (and its instance_uuid), in id order."""
+    node = _NODES.c
+    free = sa.and_(*(c for c in binding_db.NODE_IS_FREE
+                     if c is not binding_db.NODE_IS_FREE[4]))
+    q = sa.select(
+        node.id, node.uuid, node.name, node.instance_uuid,
+        node.allocation_id, node.booked_from,
+        free.label('free'),
+        _ALLOCATIONS.c.uuid.label('bound_uuid'),
+        _ALLOCATIONS.c.lifespan_end.label('bound_end'),
+        _ALLOCATIONS.c.claim_id.label('bound_claim'),
+    ).select_from(_NODES.outerjoin(
+        _ALLOCATIONS, _ALLOCATIONS.c.id == node.allocation_id)).where(
+        node.pool == pool, node.maintenance.is_(False))
+    if resource_class:
+        q = q.where(node.resource_class == resource_class)
+    for trait in traits or ():
+        q = q.where(sa.exists().where(_TRAITS.c.node_id == node.id,
+                                      _TRAITS.c.trait == trait))
+    if owner:
+        q = q.where(sa.or_(node.owner == owner, node.lessee == owner))
+    if candidates:
+        q = q.where(node.uuid.in_(list(candidates)))
+    return conn.execute(q.order_by(node.id).limit(limit)).all()
+
+
+def margins(conn, pool: str) -> sa.Row | None:
+    """A pool's own margins (None: the options'), and whether it exists."""
+    return conn.execute(sa.select(
+        _POOLS.c.id, _POOLS.c.lifespan, _POOLS.c.reservation_pre_margin,
+        _POOLS.c.reservation_post_margin).where(_POOLS.c.name == pool)
+    ).first()
+
+
+def due(conn, now: datetime.datetime, limit: int) -> list[sa.Row]:
+    """Scheduled allocations whose slot has begun, locked, skipping those
+    other transactions lock (another conductor is starting them)."""
+    q = sa.select(_ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid,
+                  _ALLOCATIONS.c.name, _ALLOCATIONS.c.owner,
+                  _ALLOCATIONS.c.state, _SLOTS.c.busy_from,
+                  _SLOTS.c.node_id).select_from(_ALLOCATIONS.join(
+                      _SLOTS, _SLOTS.c.allocation_id == _ALLOCATIONS.c.id)
+    ).where(_ALLOCATIONS.c.state == states.ALLOCATION_SCHEDULED,
+            _SLOTS.c.busy_from <= now).order_by(
+        _SLOTS.c.busy_from).limit(limit)
+    if api.backend_supports_skip_locked(conn):
+        q = q.with_for_update(skip_locked=True, of=_ALLOCATIONS)
+    return conn.execute(q).all()
+
+
+_START = sa.update(_ALLOCATIONS).where(
+    _ALLOCATIONS.c.id == sa.bindparam('alloc_id'),
+    _ALLOCATIONS.c.state == states.ALLOCATION_SCHEDULED,
+).values(state=states.ALLOCATING, conductor_affinity=sa.bindparam('host'),
+         updated_at=sa.bindparam('now'))
+
+
+def start(conn, alloc_id: int, host: str) -> bool:
+    """A scheduled allocation becomes allocating on a conductor (a
+    compare-and-swap on its state)."""
+    return conn.execute(_START, {'alloc_id': alloc_id, 'host': host,
+                                 'now': api.utcnow()}).rowcount == 1
+
+
+def overlaps(conn, exclude_allocation: int | None = None) -> list[tuple]:
+    """Pairs of slots of one node that overlap (none, ever): the check of
+    the tests and of an operator."""
+    a, b = _SLOTS.alias('a'), _SLOTS.alias('b')
+    return [tuple(r) for r in conn.execute(
+        sa.select(a.c.id, b.c.id, a.c.node_id).where(
+            a.c.node_id == b.c.node_id, a.c.id < b.c.id,
+            a.c.busy_from < b.c.busy_until,
+            b.c.busy_from < a.c.busy_until))]

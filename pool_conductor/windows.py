@@ -1,0 +1,503 @@
+"""Windowed allocations: machines booked for a time window ahead.
+
+A windowed allocation asks for a node from start_at to end_at (its
+lifespan_end). Booking it holds a slot of one matching node of its pool,
+[start_at - pre_margin, end_at + post_margin), half-open so that windows
+may touch; the allocation is ``scheduled`` with that tentative node. No
+two slots of a node overlap: PostgreSQL refuses them with an exclusion
+constraint; on every backend the booking locks the node's row and checks
+again in its transaction. A node is free for a window when none of its
+slots overlaps it and what holds it now ends before: an allocation holds
+its node until its lifespan_end plus the post margin, or forever without
+one (an instance without an allocation, too).
+
+Allocations that start at once (open-ended or not) write no slot: they
+only take a node whose earliest slot (nodes.booked_from, read and locked
+with the node by the search for free nodes) begins no earlier than their
+lifespan_end plus the post margin; an allocation without an end only
+takes a node with no slot at all. So a node is never given to an
+allocation that would still hold it when a slot of it begins, and
+extending an allocation (a later lifespan_end) checks the slots of its
+node the same way.
+
+When a slot begins, a conductor (any: the due rows are claimed with SKIP
+LOCKED) makes the allocation ``allocating`` on itself and runs the
+allocation path for the tentative node; a dead conductor's allocating
+rows are taken over as any. It becomes ``active``, and its lifespan_end
+releases it as any other.
+"""
+import dataclasses
+import datetime
+import random
+
+from oslo_db import exception as db_exc
+from oslo_log import log
+from oslo_utils import uuidutils
+
+from pool_conductor.conf import CONF
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import free_nodes
+from pool_conductor.db import models
+from pool_conductor.db import slots as slots_db
+from pool_conductor import events
+from pool_conductor import exception
+from pool_conductor import lifespans
+from pool_conductor import payloads
+from pool_conductor import retry
+from pool_conductor import rounds
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
+
+# The end of an allocation that never ends: later than any window.
+FOREVER = free_nodes.FOREVER
+# A windowed allocation whose node is not free at its start yet (its
+# previous allocation is being cleaned): it is tried again next round.
+WAITING = 'waiting'
+# Scheduled allocations one conductor starts per round.
+BATCH = 100
+# Candidates tried per booking attempt (each is locked with SKIP LOCKED).
+_TRIES = 50
+# How many conflicts a 409 names.
+_NAMED = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Margins:
+    """How long a pool's nodes are held before and after a window."""
+
+    pre: datetime.timedelta
+    post: datetime.timedelta
+
+
+def margins(pre: int | None = None, post: int | None = None) -> Margins:
+    """A pool's margins: its own (seconds), else the [reservations]
+    options."""
+    return Margins(
+        datetime.timedelta(seconds=CONF.reservations.pre_margin
+                           if pre is None else pre),
+        datetime.timedelta(seconds=CONF.reservations.post_margin
+                           if post is None else post))
+
+
+def hold_until(lifespan_end: datetime.datetime | None,
+               post_margin: int | None = None) -> datetime.datetime:
+    """Until when an allocation that starts now holds its node: its end
+    plus its pool's post margin (cleaning), or forever without an end."""
+    if lifespan_end is None:
+        return FOREVER
+    return lifespan_end + margins(post=post_margin).post
+
+
+@dataclasses.dataclass(frozen=True)
+class Window:
+    """What a windowed allocation asks for, and the slot it holds."""
+
+    start: datetime.datetime
+    end: datetime.datetime
+    busy_from: datetime.datetime
+    busy_until: datetime.datetime
+
+
+def window(start: datetime.datetime, end: datetime.datetime,
+           pool_margins: Margins) -> Window:
+    return Window(start, end, start - pool_margins.pre,
+                  end + pool_margins.post)
+
+
+def _iso(value: datetime.datetime | None) -> str:
+    if value is None or value >= FOREVER:
+        return 'never'
+    return value.replace(microsecond=0).isoformat() + 'Z'
+
+
+def check_window(start: datetime.datetime, end: datetime.datetime,
+                 policy: dict | None, pool: str) -> None:
+    """A window's end is after its start, and within its pool's lifespan
+    (maximum and relative_maximum, counted from the start).
+
+    :raises: InvalidParameterValue
+    """
+    if end <= start:
+        raise exception.InvalidParameterValue(
+            err='end_at %s must be later than start_at %s.'
+                % (_iso(end), _iso(start)))
+    lifespans.end(policy, start, start, end, holder='the pool %s\'s' % pool)
+
+
+# Booking ---------------------------------------------------------------
+
+def _holder(node, post: datetime.timedelta) -> tuple[str, datetime.datetime]:
+    """What holds a node now (as slots_db.matching() reads it), and
+    until when; ('', None) for a free node."""
+    if node.free:
+        return '', None
+    if node.allocation_id is None:
+        return ('instance %s' % node.instance_uuid if node.instance_uuid
+                else 'its state', FOREVER)
+    if node.bound_end is None or node.bound_claim is not None:
+        return 'allocation %s' % node.bound_uuid, FOREVER
+    return 'allocation %s' % node.bound_uuid, node.bound_end + post
+
+
+def _slot_holder(slot) -> str:
+    return 'allocation %s' % (slot.allocation_uuid or slot.allocation_id)
+
+
+def free_for(node, slots: list, win: Window,
+             post: datetime.timedelta) -> bool:
+    """Whether a node is free for a window: what holds it now ends by
+    busy_from and none of its slots overlaps the window."""
+    _, until = _holder(node, post)
+    if until is not None and until > win.busy_from:
+        return False
+    return not any(s.busy_from < win.busy_until
+                   and s.busy_until > win.busy_from for s in slots)
+
+
+def latest_end(node, slots: list, win: Window,
+               pool_margins: Margins) -> datetime.datetime | None:
+    """The latest end a window that starts at win.start can have on a
+    node (None when the node is not free at busy_from)."""
+    _, until = _holder(node, pool_margins.post)
+    if until is not None and until > win.busy_from:
+        return None
+    later = [s.busy_from for s in slots if s.busy_until > win.busy_from]
+    if any(s.busy_from <= win.busy_from for s in slots
+           if s.busy_until > win.busy_from):
+        return None
+    return (min(later) - pool_margins.post) if later else FOREVER
+
+
+def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
+              pool: str) -> exception.WindowConflict:
+    """The 409 of a window no node is free for: what holds the first
+    nodes over it, and the latest end possible from its start."""
+    found = []
+    for node in nodes:
+        what, until = _holder(node, pool_margins.post)
+        if until is not None and until > win.busy_from:
+            found.append('node %s is held by %s until %s'
+                         % (node.uuid, what, _iso(until)))
+        for s in slots.get(node.id, ()):
+            if s.busy_from < win.busy_until and s.busy_until > win.busy_from:
+                found.append('node %s is held by %s from %s to %s'
+                             % (node.uuid, _slot_holder(s),
+                                _iso(s.busy_from), _iso(s.busy_until)))
+    ends = [e for e in (latest_end(n, slots.get(n.id, []), win,
+                                   pool_margins) for n in nodes)
+            if e is not None and e > win.start]
+    if not nodes:
+        detail = 'no node of pool %s matches the request' % pool
+    else:
+        detail = '; '.join(found[:_NAMED]) + (
+            ' (and %d more)' % (len(found) - _NAMED)
+            if len(found) > _NAMED else '')
+    latest = ('the latest end possible from start_at is %s' % _iso(max(ends))
+              if ends else 'no matching node is free at start_at')
+    return exception.WindowConflict(
+        err='No node is free for the window from %s to %s (held from %s '
+            'to %s with the margins of pool %s): %s; %s.'
+            % (_iso(win.start), _iso(win.end), _iso(win.busy_from),
+               _iso(win.busy_until), pool, detail, latest))
+
+
+def book(context, values: dict, pool: str | None, start: datetime.datetime,
+         end: datetime.datetime, project: str | None = None
+         ) -> models.Allocation:
+    """Book a window: a scheduled allocation holding a slot of a free
+    matching node of its pool, with its events, in one transaction.
+
+    :param values: the allocation's fields (resource_class, traits,
+        candidate_nodes, owner, name, uuid, extra).
+    :raises: ObjectNotFound for a pool, InvalidParameterValue for a
+        window its pool's lifespan does not allow, WindowConflict when no
+        node is free for it, AllocationDuplicateName,
+        AllocationAlreadyExists
+    """
+    values = {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
+              'uuid': values.get('uuid') or uuidutils.generate_uuid()}
+    name = pool or models.DEFAULT_POOL
+
+    def attempt():
+        try:
+            return _book(context, values, pool, name, start, end)
+        except db_exc.DBDeadlock:
+            return rounds.BUSY
+    try:
+        alloc = retry.while_result(attempt, rounds.BUSY, 0.005, 0.25)
+    except db_exc.DBDuplicateEntry as exc:
+        allocations_db.raise_duplicate(exc, values)
+    except db_exc.DBError as exc:
+        if db_api.is_exclusion_violation(exc):
+            raise exception.WindowConflict(
+                err='Another allocation booked an overlapping window of '
+                    'the node meanwhile; please retry.') from None
+        raise
+    return allocations_db.get_allocation_by_id(context, alloc)
+
+
+def _book(context, values: dict, pool: str | None, name: str,
+          start: datetime.datetime, end: datetime.datetime):
+    with db_api.writer_connection(context) as conn:
+        found = slots_db.margins(conn, name)
+        if found is None:
+            raise exception.ObjectNotFound(kind='Pool', name=name)
+        check_window(start, end, found.lifespan, name)
+        pool_margins = margins(found.reservation_pre_margin,
+                               found.reservation_post_margin)
+        win = window(start, end, pool_margins)
+        nodes = slots_db.matching(conn, name, values.get('resource_class'),
+                                  values['traits'], values.get('owner'),
+                                  values['candidate_nodes'])
+        slots: dict[int, list] = {}
+        for s in slots_db.of_nodes(conn, [n.id for n in nodes],
+                                   win.busy_from):
+            slots.setdefault(s.node_id, []).append(s)
+        free = [n for n in nodes
+                if free_for(n, slots.get(n.id, []), win, pool_margins.post)]
+        if not free:
+            raise _conflict(nodes, slots, win, pool_margins, name)
+        random.shuffle(free)
+        skipped = False
+        for candidate in free[:_TRIES]:
+            node = slots_db.lock_node(conn, candidate.id)
+            if node is None:
+                skipped = True
+                continue
+            # Checked again under the node's lock, with statements that
+            # see what committed since the search.
+            again = [r for r in slots_db.matching(
+                conn, name, values.get('resource_class'), values['traits'],
+                values.get('owner'), [node.uuid]) if r.id == node.id]
+            if not again or not free_for(
+                    again[0], slots_db.overlapping(
+                        conn, [node.id], win.busy_from, win.busy_until),
+                    win, pool_margins.post):
+                continue
+            return _hold(conn, values, pool, node, win)
+        if skipped:
+            return rounds.BUSY
+        raise _conflict(nodes, slots, win, pool_margins, name)
+
+
+def _hold(conn, values: dict, pool: str | None, node, win: Window) -> int:
+    """Insert the scheduled allocation and its slot of a node (locked by
+    this transaction), with their events."""
+    row = {**values, 'state': states.ALLOCATION_SCHEDULED, 'pool': pool,
+           'start_at': win.start, 'lifespan_end': win.end,
+           'created_at': db_api.utcnow()}
+    alloc_id = allocations_db.insert(conn, row)
+    slots_db.insert(conn, node.id, alloc_id, win.busy_from, win.busy_until)
+    slots_db.refresh_booked(conn, [node.id])
+    shown = {**row, 'node_uuid': node.uuid}
+    events.record(conn, [
+        events.Event('allocation', row['uuid'],
+                     'baremetal.allocation.create.end',
+                     object_name=row.get('name'), state=row['state'],
+                     owner=row.get('owner'),
+                     payload=payloads.allocation(None, shown)),
+        events.Event('allocation', row['uuid'], 'pool.allocation.scheduled',
+                     object_name=row.get('name'),
+                     state=states.ALLOCATION_SCHEDULED,
+                     message='Node %s is held from %s to %s.' % (
+                         node.uuid, _iso(win.busy_from),
+                         _iso(win.busy_until)),
+                     owner=row.get('owner'),
+                     payload=payloads.allocation(None, shown))])
+    return alloc_id
+
+
+# Releasing a slot --------------------------------------------------------
+
+def drop(conn, alloc_ids) -> None:
+    """Delete the slots of allocations that end (deleted, expired,
+    failed to start) and recompute their nodes' booked_from."""
+    slots_db.drop(conn, alloc_ids)
+
+
+# Extension ---------------------------------------------------------------
+
+def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
+    """Whether an allocation may end at new_end (None: never) without
+    holding its node (the one it has, or its slot's) into a slot of
+    another allocation; its own slot, if any, moves to the new end. Locks
+    the node first (the lock order of every writer).
+
+    :raises: InvalidParameterValue for a window's end not after its
+        start, WindowConflict naming the slot in the way and the latest
+        end possible
+    """
+    slot = slots_db.of_allocation(conn, alloc.id)
+    if slot is not None and (new_end is None or (
+            alloc.start_at is not None and new_end <= alloc.start_at)):
+        raise exception.InvalidParameterValue(
+            err='The lifespan_end of allocation %s must be later than its '
+                'start_at %s.' % (alloc.uuid, _iso(alloc.start_at)))
+    node_id = alloc.node_id if alloc.node_id is not None else (
+        slot.node_id if slot is not None else None)
+    if node_id is None:
+        return
+    slots_db.lock_node(conn, node_id, skip_locked=False)
+    pool = slots_db.margins(conn, alloc.pool or models.DEFAULT_POOL)
+    post = margins(post=pool.reservation_post_margin if pool else None).post
+    since = slot.busy_from if slot is not None else db_api.utcnow()
+    until = FOREVER if new_end is None else new_end + post
+    others = slots_db.overlapping(conn, [node_id], since, until,
+                                  exclude_allocation=alloc.id)
+    if others:
+        first = others[0]
+        raise exception.WindowConflict(
+            err='Allocation %s cannot end at %s: its node %s is held by %s '
+                'from %s; the latest end possible is %s.'
+                % (alloc.uuid, _iso(new_end), first.node_uuid,
+                   _slot_holder(first), _iso(first.busy_from),
+                   _iso(first.busy_from - post)))
+    if slot is not None:
+        slots_db.set_until(conn, alloc.id, until)
+        slots_db.refresh_booked(conn, [node_id])
+
+
+# Starting ----------------------------------------------------------------
+
+def start_due(context, host: str, submit) -> int:
+    """Make the scheduled allocations whose slot has begun allocating on
+    this conductor, each with its event, and hand them to submit (the
+    allocation worker). Never raises.
+
+    :returns: how many this call started.
+    """
+    def claim() -> list[int]:
+        now = db_api.utcnow()
+        with db_api.writer_connection(context) as conn:
+            rows = slots_db.due(conn, now, BATCH)
+            started = []
+            for row in rows:
+                if not slots_db.start(conn, row.id, host):
+                    continue
+                events.record(conn, [events.Event(
+                    'allocation', row.uuid, 'pool.allocation.starting',
+                    object_name=row.name, prev_state=row.state,
+                    state=states.ALLOCATING, owner=row.owner,
+                    message='The window of the allocation began at %s; '
+                            'conductor %s gives it node its slot holds.'
+                            % (_iso(row.busy_from), host))],
+                    conductor=host)
+                started.append(row.id)
+            return started
+    try:
+        ids = retry.on_deadlock(claim)
+    except Exception as exc:
+        LOG.warning('Starting scheduled allocations on %(host)s failed: '
+                    '%(exc)s', {'host': host, 'exc': exc})
+        return 0
+    for alloc_id in ids:
+        LOG.info('Starting scheduled allocation %s', alloc_id)
+        submit(alloc_id)
+    return len(ids)
+
+
+def overdue(alloc) -> bool:
+    """Whether a windowed allocation waited for its node longer than
+    start_grace after its slot began."""
+    return (db_api.utcnow() - alloc.slot_from).total_seconds() > (
+        CONF.reservations.start_grace)
+
+
+def started(alloc, node, host: str) -> events.Event:
+    """The event of a windowed allocation given its node at its start."""
+    return events.Event(
+        'allocation', alloc.uuid, 'pool.allocation.started',
+        object_name=alloc.name, prev_state=states.ALLOCATING,
+        state=states.ALLOCATION_ACTIVE, owner=alloc.owner,
+        message='The window of the allocation started on node %s.'
+                % node.uuid)
+
+
+# Availability --------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Availability:
+    """When a request for count nodes for a duration could start at the
+    earliest (None: not before the horizon), and the free periods of each
+    matching node within [after, before)."""
+
+    earliest_start: datetime.datetime | None
+    nodes: list[tuple[object, list[tuple]]]
+    after: datetime.datetime
+    before: datetime.datetime
+
+
+def free_periods(node, slots: list, after: datetime.datetime,
+                 post: datetime.timedelta) -> list[tuple]:
+    """The periods from after on in which nothing holds a node: not what
+    holds it now (until its end plus the post margin, or forever), nor
+    its slots; the last one ends at FOREVER."""
+    _, until = _holder(node, post)
+    busy = sorted([(s.busy_from, s.busy_until) for s in slots]
+                  + ([(after, until)] if until is not None else []))
+    free, cursor = [], after
+    for begin, end in busy:
+        if begin > cursor:
+            free.append((cursor, begin))
+        cursor = max(cursor, end)
+    if cursor < FOREVER:
+        free.append((cursor, FOREVER))
+    return free
+
+
+def earliest_start(periods: list[list[tuple]], length: datetime.timedelta,
+                   count: int, after: datetime.datetime,
+                   pool_margins: Margins) -> datetime.datetime | None:
+    """The earliest start from after on at which count of the nodes (their
+    free periods) are each free for a window of length with the margins.
+
+    A node's possible starts are a union of intervals whose lower ends
+    are after or the start of one of its periods plus the pre margin, so
+    the earliest start for several nodes is one of those too.
+    """
+    pre, post = pool_margins.pre, pool_margins.post
+    starts = sorted({after} | {f + pre for node in periods for f, _ in node
+                               if f + pre >= after})
+    for start in starts:
+        want_from, want_until = start - pre, start + length + post
+        if want_until >= FOREVER:
+            return None
+        fit = sum(1 for node in periods
+                  if any(f <= want_from and u >= want_until
+                         for f, u in node))
+        if fit >= count:
+            return start
+    return None
+
+
+def availability(context, pool: str, resource_class: str | None, traits,
+                 owner: str | None, length: datetime.timedelta, count: int,
+                 after: datetime.datetime, before: datetime.datetime,
+                 limit: int) -> Availability:
+    """The earliest start of a request and the free periods of the first
+    limit matching nodes (all are counted for the earliest start).
+
+    :raises: ObjectNotFound for a pool
+    """
+    with db_api.reader(context) as session:
+        conn = session.connection()
+        found = slots_db.margins(conn, pool)
+        if found is None:
+            raise exception.ObjectNotFound(kind='Pool', name=pool)
+        pool_margins = margins(found.reservation_pre_margin,
+                               found.reservation_post_margin)
+        nodes = slots_db.matching(conn, pool, resource_class, traits, owner,
+                                  ())
+        slots: dict[int, list] = {}
+        for s in slots_db.of_nodes(conn, [n.id for n in nodes], after):
+            slots.setdefault(s.node_id, []).append(s)
+    periods = [free_periods(n, slots.get(n.id, []), after, pool_margins.post)
+               for n in nodes]
+    earliest = earliest_start(periods, length, count, after, pool_margins)
+    if earliest is not None and earliest >= before:
+        earliest = None
+    shown = [(n, [(f, min(u, before)) for f, u in p if f < before])
+             for n, p in zip(nodes[:limit], periods[:limit], strict=True)]
+    return Availability(earliest, shown, after, before)
