@@ -23,6 +23,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from pool_conductor import brokers
+from pool_conductor.conf import CONF
 from pool_conductor import events
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
@@ -58,15 +59,27 @@ def _changed(node, values: dict) -> dict:
             if k not in lifecycle.ACTION_FIELDS or getattr(node, k) != v}
 
 
+def wait_timeout(seconds: int | None) -> int:
+    """How long a wait for a stage lasts: the request's wait_timeout,
+    else [pool] default_wait_timeout (Digital Rebar's 7200 s)."""
+    return CONF.pool.default_wait_timeout if seconds is None else seconds
+
+
 def grant_values(conn, grants: list[Grant], request_actions=None,
-                 wait_for_stage: str | None = None) -> dict[int, dict]:
+                 wait_for_stage: str | None = None,
+                 timeout: int | None = None) -> dict[int, dict]:
     """The fields of the nodes that giving them to consumers changes:
     their pools' allocate actions and the request's, then Building until
     wait_for_stage (or the stage the actions wait for), else InUse. A
     node that serves the instance already (a backfill) keeps its pool
     fields. Either way the traits asked for are recorded in
-    instance_info, as Ironic records them."""
+    instance_info, as Ironic records them.
+
+    :param timeout: the seconds a node Building has to reach its stage
+        (wait_timeout()).
+    """
     now = db_api.utcnow()
+    timeout = wait_timeout(timeout)
     # The searches for free nodes read the pool's actions with the node.
     pools = binding_db.pool_actions(
         conn, {g.node.pool for g in grants
@@ -80,7 +93,7 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
         values = {} if node.instance_uuid == grant.instance_uuid else \
             _changed(node, lifecycle.allocated(
                 node, getattr(source, 'allocate_actions', None),
-                request_actions, wait_for_stage, now))
+                request_actions, wait_for_stage, now, timeout))
         values.update(instance_uuid=grant.instance_uuid,
                       allocation_id=grant.allocation_id)
         if grant.traits:
@@ -93,7 +106,8 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
 def grant(conn, grants: list[Grant], free: bool = False,
           request_actions=None, wait_for_stage: str | None = None,
           generations: dict[int, int] | None = None,
-          also: list | None = None, conductor: str | None = None) -> bool:
+          also: list | None = None, conductor: str | None = None,
+          timeout: int | None = None) -> bool:
     """Give nodes to consumers (grant_values()) with one compare-and-swap,
     inserting first the new allocations the grants carry, and record the
     events of both.
@@ -103,11 +117,13 @@ def grant(conn, grants: list[Grant], free: bool = False,
     :param also: the caller's events of the same change, recorded with
         these (one statement for all).
     :param conductor: the conductor making the change, if one is.
+    :param timeout: the seconds a node Building has to reach its stage.
     :returns: whether every node was given (else the caller rolls back).
     :raises: DBDuplicateEntry for a new allocation's uuid or name in use
     """
     granted, created = _insert_allocations(conn, grants)
-    changes = grant_values(conn, granted, request_actions, wait_for_stage)
+    changes = grant_values(conn, granted, request_actions, wait_for_stage,
+                           timeout)
     if binding_db.update_nodes(conn, changes, free=free,
                                generations=generations) != len(changes):
         return False
@@ -166,7 +182,8 @@ def check_release(node, force: bool = False, for_claim: bool = False
 
 def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage: str | None = None, values: dict | None = None,
-            for_claim: bool = False, also: list | None = None) -> None:
+            for_claim: bool = False, also: list | None = None,
+            timeout: int | None = None) -> None:
     """Take nodes (locked by this transaction, as lock_nodes() reads
     them) back from their consumers, with their pools' release actions,
     and delete their allocations.
@@ -175,11 +192,14 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
     :param values: other fields of every node to change at the same time.
     :param for_claim: the claim of the nodes releases them.
     :param also: the caller's events of the same change.
+    :param timeout: the seconds a node Destroying has to reach its stage
+        (wait_timeout()).
     :raises: NodeLocked, NodeOfClaim, NodeInWrongState, ConcurrentUpdate
     """
     for node in nodes:
         check_release(node, force, for_claim)
     now = db_api.utcnow()
+    timeout = wait_timeout(timeout)
     pools = binding_db.pool_actions(conn, {n.pool for n in nodes},
                                     'release_actions')
     changes = {}
@@ -187,7 +207,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
         pool = pools.get(node.pool)
         changes[node.id] = {**_changed(node, lifecycle.released(
             node, pool.release_actions if pool else None, request_actions,
-            wait_for_stage, now)), **(values or {})}
+            wait_for_stage, now, timeout)), **(values or {})}
     _write(conn, nodes, changes)
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
     events.record(conn, (also or []) + [events.Event(
@@ -218,6 +238,27 @@ def move(conn, nodes: list, target: str) -> None:
             node, target, source.exit_actions if source else None,
             pools[target].enter_actions, now))
     _write(conn, nodes, changes)
+
+
+def time_out(context, limit: int = 100,
+             uuids: list[str] | None = None) -> int:
+    """Record as timed out the allocated nodes (Building, Destroying,
+    held) still waiting for their stage past their deadline, each with
+    its event (pool.node.wait_timeout.error), at most limit at once.
+
+    :param uuids: only these nodes.
+    :returns: how many nodes were timed out.
+    """
+    now = db_api.utcnow()
+    with db_api.writer_connection(context) as conn:
+        nodes = binding_db.lock_nodes(conn, binding_db.past_deadline(
+            conn, now, limit, uuids))
+        changes = {n.id: lifecycle.timed_out(n, now) for n in nodes}
+        changes = {k: v for k, v in changes.items() if v}
+        nodes = [n for n in nodes if n.id in changes]
+        if nodes:
+            _write(conn, nodes, changes)
+        return len(nodes)
 
 
 def progress(context, node, report: dict) -> dict:

@@ -237,6 +237,13 @@ class TooManyWatchers(PoolException):
         return {'Retry-After': str(self.kwargs.get('retry', 1))}
 
 
+class TooManyBlockingActions(TooManyWatchers):
+    """This API process already holds %(count)s requests waiting ([api]
+    max_waiters: events watched and blocking pool actions); retry after
+    %(retry)s seconds, or run the action without blocking and watch its
+    nodes."""
+
+
 class NoValidHost(PoolException):
     """No conductor is alive to handle the request; please retry once a
     conductor is running."""

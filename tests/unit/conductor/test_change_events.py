@@ -15,6 +15,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import events
 from pool_conductor import lifespans
 from pool_conductor import service
+from pool_conductor import workflows
 from tests.unit.api import base
 from tests.unit.api import test_claims
 from tests.unit.conductor import test_autofill
@@ -390,3 +391,18 @@ class PoolActionEventsTestCase(Watched, base.APITestCase):
         self.assertEqual(['pool.pool.create.end'], [
             e.event_type for e in recorded(self.context,
                                            object_type='pool')])
+
+    def test_wait_timeout_recorded_with_its_event(self):
+        node = self.create_node(name='slow')
+        self.post('/v1/pools', {'name': 'lab'})
+        self.post('/v1/pools/lab/addMachines', {'machine_list': ['slow']})
+        resp = self.post('/v1/pools/lab/allocateMachines', {
+            'wait_for_stage': 'done', 'wait_timeout': 0})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(1, workflows.time_out_waits(self.context))
+        found = recorded(self.context, object_uuid=node.uuid,
+                         event_type='pool.node.wait_timeout.error')
+        self.assertEqual([('Building', 'timeout')],
+                         [(e.prev_state, e.state) for e in found])
+        # Once: a second round finds nothing more to time out.
+        self.assertEqual(0, workflows.time_out_waits(self.context))

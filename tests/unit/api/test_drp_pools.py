@@ -1,0 +1,229 @@
+"""Digital Rebar's pools as its documents tell them: waits and their
+timeouts, the pool params of machines, returnToPool, AutoFill's create
+parameters, pool Meta, and pools exported and imported as content."""
+import time
+
+from pool_conductor import events
+from pool_conductor import rpc
+from pool_conductor import service
+from pool_conductor import workflows
+from tests.unit.api import test_pool_actions
+
+
+class DRPTestCase(test_pool_actions.PoolActionTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.create('workflows', {'name': 'deploy', 'stages': [
+            'discover', 'install', 'complete']})
+        self.make_pool()
+        self.add(self.uuids)
+
+    def params(self, ident: str) -> dict:
+        resp = self.get('/v1/nodes/%s/params' % ident)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def pool_params(self, ident: str) -> tuple:
+        found = self.params(ident)
+        return (found['pool/name'], found['pool/allocated'],
+                found['pool/status'])
+
+    def events_of(self, uuid: str, event_type: str) -> list[dict]:
+        events.sequence()
+        resp = self.get('/v1/events?since=0&object_uuid=%s&event_type=%s'
+                        % (uuid, event_type))
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return resp.get_json()['events']
+
+    def run_conductor(self, stage_delay: float) -> None:
+        """A conductor driving workflows with the fake provisioner, each
+        stage taking stage_delay seconds."""
+        self.config(driver='fake', fake_stage_delay=stage_delay,
+                    group='provisioner')
+        self.config(check_workflows_interval=0.05,
+                    check_allocations_interval=0, group='conductor')
+        self.addCleanup(rpc.cleanup)
+        svc = service.ConductorService('test-host')
+        svc.start()
+        self.addCleanup(svc.stop)
+
+    def wait_for(self, check, timeout: float = 15):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = check()
+            if value:
+                return value
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+
+
+class TestWaits(DRPTestCase):
+    """pool/wait-timeout: "the number of seconds the allocation operation
+    should wait for machines to get to the stage specified by
+    pool/wait-for-stage. The default is 7200 seconds." pool/status
+    timeout: "an allocated machine that timed out waiting for the
+    specified stage"."""
+
+    def test_wait_timeout_without_blocking_times_the_node_out(self):
+        self.run_conductor(stage_delay=60)
+        uuid = self.action('web', 'allocateMachines', {
+            'new_workflow': 'deploy', 'wait_for_stage': 'complete',
+            'wait_timeout': 0}).get_json()[0]['uuid']
+        self.wait_for(lambda: self.params(uuid)['pool/status'] == 'timeout')
+        self.assertEqual(('web', True, 'timeout'), self.pool_params(uuid))
+        # It stays Building: reaching the stage later still completes it.
+        self.assertEqual('Building', self.node(uuid)['pool_status'])
+        found = self.events_of(uuid, 'pool.node.wait_timeout.error')
+        self.assertEqual(1, len(found), found)
+        self.assertEqual(('Building', 'timeout', 'warning'),
+                         (found[0]['prev_state'], found[0]['state'],
+                          found[0]['level']))
+
+    def test_a_wait_within_its_timeout_is_not_timed_out(self):
+        uuid = self.action('web', 'allocateMachines', {
+            'wait_for_stage': 'complete', 'wait_timeout': 3600}
+        ).get_json()[0]['uuid']
+        self.assertEqual(0, workflows.time_out_waits(self.context))
+        self.assertEqual(('web', True, 'allocated'), self.pool_params(uuid))
+
+    def test_the_default_wait_timeout_applies_without_one(self):
+        self.config(default_wait_timeout=1, group='pool')
+        uuid = self.action('web', 'allocateMachines', {
+            'wait_for_stage': 'complete'}).get_json()[0]['uuid']
+        self.assertEqual(0, workflows.time_out_waits(self.context))
+        time.sleep(1.1)
+        self.assertEqual(1, workflows.time_out_waits(self.context))
+        self.assertEqual('timeout', self.params(uuid)['pool/status'])
+        # Reaching its stage afterwards completes it all the same.
+        self.patch_json('/v1/nodes/%s' % uuid, [
+            {'op': 'replace', 'path': '/stage', 'value': 'complete'}])
+        self.assertEqual(('web', True, 'complete'), self.pool_params(uuid))
+
+    def test_a_return_times_out_too(self):
+        uuid = self.action('web', 'allocateMachines').get_json()[0]['uuid']
+        self.action('web', 'returnMachines', {
+            'machine_list': [uuid], 'wait_for_stage': 'wiped',
+            'wait_timeout': 0})
+        self.assertEqual(1, workflows.time_out_waits(self.context))
+        self.assertEqual(('Destroying', 'timeout'), (
+            self.node(uuid)['pool_status'],
+            self.params(uuid)['pool/status']))
+
+    def test_blocking_waits_up_to_the_seeds_default(self):
+        self.run_conductor(stage_delay=0.05)
+        resp = self.action('web', 'allocateMachines', {
+            'count': 2, 'new_workflow': 'deploy',
+            'wait_for_stage': 'complete', 'blocking': True})
+        # Neither capped to a minute nor shortened: 7200 s, the seed's.
+        self.assertEqual('7200', resp.headers['X-Pool-Wait-Timeout'])
+        self.assertEqual(['InUse', 'InUse'],
+                         [r['status'] for r in resp.get_json()])
+        resp = self.action('web', 'allocateMachines', {
+            'new_workflow': 'deploy', 'wait_for_stage': 'complete',
+            'blocking': True, 'wait_timeout': 600})
+        self.assertEqual('600', resp.headers['X-Pool-Wait-Timeout'])
+
+    def test_blocking_past_wait_timeout_records_the_timeout(self):
+        self.run_conductor(stage_delay=60)
+        resp = self.action('web', 'allocateMachines', {
+            'new_workflow': 'deploy', 'wait_for_stage': 'complete',
+            'blocking': True, 'wait_timeout': 1})
+        body = resp.get_json()
+        self.assertEqual(['timeout'], [r['status'] for r in body])
+        # Recorded at once, not left to a conductor's next round.
+        self.assertEqual('timeout', self.params(body[0]['uuid'])
+                         ['pool/status'])
+        self.assertEqual(1, len(self.events_of(
+            body[0]['uuid'], 'pool.node.wait_timeout.error')))
+
+    def test_blocking_holds_a_waiters_place_or_is_refused_first(self):
+        self.config(max_waiters=0, group='api')
+        resp = self.post('/v1/pools/web/allocateMachines', {
+            'wait_for_stage': 'complete', 'blocking': True})
+        self.assertError(429, resp, 'max_waiters')
+        self.assertIn('Retry-After', resp.headers)
+        # Refused before anything was done.
+        self.assertEqual(4, self.get('/v1/pools/web/status').get_json()
+                         ['statuses']['Free'])
+        # Without blocking the same action runs.
+        self.action('web', 'allocateMachines', {'wait_for_stage':
+                                                'complete'})
+
+
+class TestPoolParams(DRPTestCase):
+    """"The pool name is stored in the pool/name Param with a default of
+    default; the pool allocated state in pool/allocated ... false; the
+    pool status in pool/status" with the values unallocated, allocated,
+    complete, timeout and error."""
+
+    def test_values_follow_the_pool_fields(self):
+        self.action('web', 'removeMachines',
+                    {'machine_list': ['n3']})
+        self.assertEqual(('default', False, 'unallocated'),
+                         self.pool_params('n3'))
+        self.assertEqual(('web', False, 'unallocated'),
+                         self.pool_params('n0'))
+        done = self.action('web', 'allocateMachines', {
+            'filter': {'name': 'Eq(n0)'}}).get_json()[0]['uuid']
+        self.assertEqual(('web', True, 'complete'), self.pool_params(done))
+        building = self.action('web', 'allocateMachines', {
+            'filter': {'name': 'Eq(n1)'}, 'new_workflow': 'deploy',
+            'wait_for_stage': 'complete'}).get_json()[0]['uuid']
+        self.assertEqual(('web', True, 'allocated'),
+                         self.pool_params(building))
+        self.patch_json('/v1/nodes/n1', [
+            {'op': 'replace', 'path': '/runnable', 'value': False}])
+        self.assertEqual('HoldBuild', self.node('n1')['pool_status'])
+        self.assertEqual(('web', True, 'error'), self.pool_params('n1'))
+        self.post('/v1/nodes/n0/returnToPool', {})
+        self.assertEqual(('web', False, 'unallocated'),
+                         self.pool_params('n0'))
+        aggregate = self.get('/v1/nodes/n1/params?aggregate=true').get_json()
+        self.assertEqual('error', aggregate['pool/status'])
+
+    def test_filters_on_the_pool_params(self):
+        self.action('web', 'allocateMachines', {'filter': {
+            'name': 'Eq(n0)'}})
+        self.action('web', 'allocateMachines', {
+            'filter': {'name': 'Eq(n1)'}, 'wait_for_stage': 'complete'})
+
+        def names(query: str) -> list[str]:
+            resp = self.get('/v1/nodes?fields=name&' + query)
+            self.assertEqual(200, resp.status_code, resp.get_data())
+            return sorted(n['name'] for n in resp.get_json()['nodes'])
+
+        self.assertEqual(['n0'], names('pool/status=complete'))
+        self.assertEqual(['n1'], names('pool/status=Eq(allocated)'))
+        self.assertEqual(['n2', 'n3'], names('pool/status=unallocated'))
+        self.assertEqual(['n0', 'n1'], names('pool/allocated=true'))
+        self.assertEqual(['n0', 'n1', 'n2', 'n3'],
+                         names('pool/name=web'))
+        self.assertEqual(['n0', 'n1'], names(
+            'pool/status=In(complete,allocated)'))
+        # The pool actions' filter takes them too.
+        body = self.action('web', 'allocateMachines', {
+            'filter': {'pool/status': 'Eq(unallocated)',
+                       'pool/name': 'Eq(web)'}, 'count': 2}).get_json()
+        self.assertEqual(2, len(body))
+        self.assertError(400, self.get('/v1/nodes?pool/allocated=Gt(1)'))
+
+    def test_they_are_derived_never_stored(self):
+        path = '/v1/nodes/n0/params'
+        # Written back as read, they are accepted and not stored.
+        current = self.params('n0')
+        resp = self.put(path, {**current, 'rack': 'r1'})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'rack': 'r1'}, self.node('n0')['params'])
+        self.assertEqual('unallocated', resp.get_json()['pool/status'])
+        # Changed, they are refused: the pool actions change them.
+        self.assertError(400, self.put(path, {'pool/status': 'complete'}),
+                         'pool/status')
+        self.assertError(400, self.patch_json(path, [
+            {'op': 'replace', 'path': '/pool~1name', 'value': 'other'}]),
+            'pool/name')
+        self.assertError(400, self.post('/v1/pools/web/allocateMachines', {
+            'add_parameters': {'pool/allocated': True}}), 'pool/allocated')
+        self.assertError(400, self.post('/v1/pools', {
+            'name': 'x', 'release_actions': {
+                'remove_parameters': ['pool/status']}}), 'pool/status')
