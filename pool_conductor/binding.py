@@ -385,7 +385,8 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
 
 
 def finish_creation(conn, node, machine: dict, also: list | None = None,
-                    conductor: str | None = None) -> None:
+                    conductor: str | None = None,
+                    params: dict | None = None) -> None:
     """A node Creating (locked by this transaction and by its conductor)
     becomes the machine its broker made: its fields, available and
     powered off, unlocked, and into its pool with the pool's enter
@@ -394,11 +395,17 @@ def finish_creation(conn, node, machine: dict, also: list | None = None,
     :param machine: the broker's answer (brokers.check_machine()).
     :param also: the caller's events of the same change.
     :param conductor: the conductor that asked the broker.
+    :param params: the params the machine was asked with (its pool's
+        autofill create_parameters.params, or a claim's): the node's,
+        with those the broker gave the machine over them, before the
+        enter actions.
     :raises: ConcurrentUpdate; DBDuplicateEntry for a name in use
     """
     now = db_api.utcnow()
     values = {k: machine[k] for k in brokers.MACHINE_FIELDS
               if machine.get(k) is not None}
+    values['params'] = {**(node.params or {}), **(params or {}),
+                        **(machine.get('params') or {})}
     values.update(broker_ref=machine['ref'],
                   provision_state=states.AVAILABLE,
                   power_state=states.POWER_OFF, last_error=None,
@@ -406,7 +413,8 @@ def finish_creation(conn, node, machine: dict, also: list | None = None,
     pools = binding_db.pool_actions(conn, [node.pool], 'enter_actions')
     pool = pools.get(node.pool)
     values.update(_changed(node, lifecycle.joined(
-        node, node.pool, pool.enter_actions if pool else None, now)))
+        lifecycle.After(node, values), node.pool,
+        pool.enter_actions if pool else None, now)))
     _write(conn, [node], {node.id: values}, also, conductor)
     nodes_db.replace_traits(conn, node.id, machine.get('traits'))
 

@@ -54,8 +54,9 @@ def _wait_stage(*action_sets: dict | None) -> str | None:
     return stage
 
 
-class _After:
-    """A node's fields as a transition leaves them."""
+class After:
+    """A node's fields as a transition (or a change before it) leaves
+    them."""
 
     def __init__(self, node, values: dict):
         self._node, self._values = node, values
@@ -92,7 +93,7 @@ def _enter(node, values: dict, status: str, stage: str | None,
                   pool_wait_timed_out=False)
     if waits:
         values['stage_updated_at'] = now
-        values.update(progress(_After(node, values), {}, enter_actions,
+        values.update(progress(After(node, values), {}, enter_actions,
                                now))
     return values
 
@@ -163,7 +164,7 @@ def moved(node, target: str, exit_actions: dict | None,
         values['pool_destination'] = target
         return _enter(node, values, states.POOL_LEAVING, stage, now,
                       lambda _pool: enter_actions)
-    return {**values, **joined(_After(node, values), target, enter_actions,
+    return {**values, **joined(After(node, values), target, enter_actions,
                                now)}
 
 
@@ -195,7 +196,7 @@ def progress(node, report: dict,
                 'pool_wait_deadline': None, 'pool_wait_timed_out': False}
         if moving == states.POOL_LEAVING:
             target = node.pool_destination or node.pool
-            after = _After(node, {**report, **done})
+            after = After(node, {**report, **done})
             return {**done, **joined(
                 after, target,
                 enter_actions(target) if enter_actions else None, now)}

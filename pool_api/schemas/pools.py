@@ -52,7 +52,10 @@ AUTOFILL = {
         'max_free': {**COUNT, 'type': ['integer', 'null']},
         'acquire_pool': common.NULLABLE_NAME,
         'return_pool': common.NULLABLE_NAME,
-        'create_parameters': {'type': 'object', 'maxProperties': 100},
+        # What the broker is asked for a machine; its params are the
+        # new node's (Digital Rebar's CreateParameters).
+        'create_parameters': {'type': 'object', 'maxProperties': 100,
+                              'properties': {'params': PARAMS}},
         'max_unready': {**COUNT, 'type': ['integer', 'null'],
                         'minimum': 1},
         'delete_unhealthy': {'type': 'boolean'},

@@ -3,6 +3,8 @@ timeouts, the pool params of machines, returnToPool, AutoFill's create
 parameters, pool Meta, and pools exported and imported as content."""
 import time
 
+from pool_conductor import autofill
+from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
 from pool_conductor import rpc
 from pool_conductor import service
@@ -227,3 +229,41 @@ class TestPoolParams(DRPTestCase):
         self.assertError(400, self.post('/v1/pools', {
             'name': 'x', 'release_actions': {
                 'remove_parameters': ['pool/status']}}), 'pool/status')
+
+
+class TestCreateParameters(test_pool_actions.PoolActionTestCase):
+    """AutoFill "CreateParameters are the parameters to apply to a create
+    machine"."""
+
+    def test_params_of_create_parameters_reach_the_node(self):
+        conductors_db.register_conductor(self.context, 'test-host')
+        self.create('brokers', {'name': 'cloud', 'driver': 'fake'})
+        self.create('pools', {
+            'name': 'vms', 'broker': 'cloud',
+            'enter_actions': {'add_parameters': {'joined': True}},
+            'autofill': {'use_autofill': True, 'min_free': 2,
+                         'create_parameters': {
+                             'resource_class': 'vm',
+                             'params': {'rack': 'r9',
+                                        'inventory/data/CPUS': 8}}}})
+        autofill.AutoFiller('test-host').check(self.context)
+        nodes = self.get('/v1/nodes?pool=vms&fields=uuid,resource_class'
+                         ).get_json()['nodes']
+        self.assertEqual(['vm', 'vm'], [n['resource_class'] for n in nodes])
+        for node in nodes:
+            self.assertEqual(
+                {'rack': 'r9', 'inventory/data/CPUS': 8, 'joined': True,
+                 'pool/name': 'vms', 'pool/allocated': False,
+                 'pool/status': 'unallocated'},
+                self.get('/v1/nodes/%s/params' % node['uuid']).get_json())
+        # Filterable as any param: allocate by them.
+        body = self.action('vms', 'allocateMachines', {
+            'filter': {'inventory/data/CPUS': 'Gte(8)', 'rack': 'Eq(r9)'}}
+        ).get_json()
+        self.assertEqual(1, len(body))
+
+    def test_invalid_params_are_400(self):
+        for params in ([1], 'x', {'pool/status': 'complete'}):
+            self.assertError(400, self.post('/v1/pools', {
+                'name': 'vms', 'autofill': {
+                    'create_parameters': {'params': params}}}))
