@@ -275,7 +275,8 @@ ROUTES = [
           Doc('Return allocated nodes to their pool (returnMachines)',
               **_POOL_ACTION)),
     Route(NODE + '/returnToPool', 'POST', pool_actions.return_to_pool,
-          Doc('Return one node to its pool (returnToPool)', **_POOL_ACTION)),
+          Doc('Return one node to its pool (returnToPool)',
+              **{**_POOL_ACTION, 'response': 'Success'})),
 
     Route('/v1/profiles', 'GET', profiles.list_profiles,
           Doc('List profiles', 'profiles', 'ProfileList')),

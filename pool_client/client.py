@@ -386,9 +386,9 @@ class Client:
     def node_unset_maintenance(self, node: str) -> None:
         self.delete(_path('nodes', node, 'maintenance'))
 
-    def node_return(self, node: str, **params) -> list:
+    def node_return(self, node: str, **params) -> str:
         """Run returnToPool on a node: returnMachines of that node in its
-        own pool; one result."""
+        own pool; "Success" (else an error is raised)."""
         return self.post(_path('nodes', node, 'returnToPool'), body=params)
 
     def node_params(self, node: str, aggregate: bool = False) -> dict:

@@ -237,6 +237,14 @@ class TooManyWatchers(PoolException):
         return {'Retry-After': str(self.kwargs.get('retry', 1))}
 
 
+class WaitTimedOut(PoolException):
+    """Node %(node)s was returned to pool %(pool)s but did not reach stage
+    %(stage)s within %(timeout)s seconds; it is still on its way (its
+    pool/status is timeout once past its wait_timeout)."""
+
+    code = http.CONFLICT
+
+
 class TooManyBlockingActions(TooManyWatchers):
     """This API process already holds %(count)s requests waiting ([api]
     max_waiters: events watched and blocking pool actions); retry after

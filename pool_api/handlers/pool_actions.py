@@ -89,25 +89,36 @@ def _wait(results: list[dict], request: pool_actions.Request
     return results, timeout
 
 
-def _run(action, context, name: str, request: pool_actions.Request,
-         body: dict):
-    """Run an action; with blocking, wait for its nodes (_wait()) in a
-    place among the API process's waiters, taken before the action runs
-    so that a request refused for want of one changes nothing.
+def _act(action, context, name: str, request: pool_actions.Request,
+         body: dict) -> tuple[list[dict], int | None]:
+    """Run an action; with blocking (ignored with force, which waits for
+    nothing), wait for its nodes (_wait()) in a place among the API
+    process's waiters, taken before the action runs so that a request
+    refused for want of one changes nothing.
 
+    :returns: the results, and the timeout applied (None: no wait).
     :raises: TooManyBlockingActions
     """
-    if not body.get('blocking'):
-        return flask.jsonify(action(context, name, request))
+    if not body.get('blocking') or request.force:
+        return action(context, name, request), None
     watch.WAITERS.enter(exception.TooManyBlockingActions)
     try:
-        results, timeout = _wait(action(context, name, request), request)
+        return _wait(action(context, name, request), request)
     finally:
         watch.WAITERS.leave()
-    response = flask.jsonify(results)
+
+
+def _answer(body, timeout: int | None):
+    response = flask.jsonify(body)
     if timeout is not None:
         response.headers[WAIT_HEADER] = str(timeout)
     return response
+
+
+def _run(action, context, name: str, request: pool_actions.Request,
+         body: dict):
+    """Run an action (_act()); answer its results."""
+    return _answer(*_act(action, context, name, request, body))
 
 
 def _authorize(pool_name: str) -> None:
@@ -148,11 +159,26 @@ def return_machines(pool_name):
 
 
 def return_to_pool(node_ident):
-    """Return one node to its pool, as returnMachines would: a node the
-    caller may not see is not found, and nothing is done to it."""
+    """Return one node to its pool, as returnMachines would, and answer
+    "Success" as Digital Rebar's, or an error: a node the caller may not
+    see is not found, and nothing is done to it; a blocking return whose
+    node did not reach its stage in time is a 409 (the node is returned,
+    and timed out).
+
+    :raises: Invalid for machine_list or all_machines, and what
+        returnMachines raises; WaitTimedOut
+    """
     node = nodes.get_authorized(node_ident, 'pool:pool:action')
     request, body = _request(selects_machines=False)
+    if 'machine_list' in body or 'all_machines' in body:
+        raise exception.Invalid(
+            'returnToPool returns the node it is run on; machine_list and '
+            'all_machines are returnMachines\' parameters.')
     request.machine_list = [node.uuid]
-    request.all_machines = False
-    return _run(pool_actions.return_machines, flask.g.context, node.pool,
-                request, body)
+    results, timeout = _act(pool_actions.return_machines, flask.g.context,
+                            node.pool, request, body)
+    if any(r['status'] == 'timeout' for r in results):
+        raise exception.WaitTimedOut(node=node.uuid, pool=node.pool,
+                                     stage=request.wait_for_stage,
+                                     timeout=timeout)
+    return _answer('Success', timeout)

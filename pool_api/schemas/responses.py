@@ -454,6 +454,8 @@ SCHEMAS = {
         'status': STRING, 'allocated': _BOOLEAN,
         'name': _NULLABLE_STRING, 'uuid': STRING},
         required=('status', 'allocated', 'name', 'uuid'))},
+    # returnToPool answers as Digital Rebar's: "Success" or an error.
+    'Success': {'type': 'string', 'enum': ['Success']},
     'OpenAPI': {'type': 'object', 'required': ['openapi', 'info', 'paths']},
     'EventPage': _object({
         'events': {'type': 'array', 'items': _object(

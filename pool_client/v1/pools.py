@@ -753,3 +753,10 @@ class ReturnNode(ReturnMachines):
 
     def send(self, client, parsed_args, body: dict) -> list:
         return client.node_return(parsed_args.node, **body)
+
+    def take_action(self, parsed_args):
+        # The API answers "Success" (an error is raised), as Digital
+        # Rebar's returnToPool.
+        result = self.send(self.app.client_manager.pool, parsed_args,
+                           self.body(parsed_args))
+        return ('Result',), [(result,)]

@@ -267,3 +267,63 @@ class TestCreateParameters(test_pool_actions.PoolActionTestCase):
             self.assertError(400, self.post('/v1/pools', {
                 'name': 'vms', 'autofill': {
                     'create_parameters': {'params': params}}}))
+
+
+class TestReturnToPool(DRPTestCase):
+    """returnToPool: "This action only operates on one machine. The
+    command returns "Success" or an error object." """
+
+    def test_answers_success(self):
+        uuid = self.action('web', 'allocateMachines').get_json()[0]['uuid']
+        resp = self.post('/v1/nodes/%s/returnToPool' % uuid, {
+            'add_parameters': {'wiped': False}})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('Success', resp.get_json())
+        self.assertEqual(('web', False, 'unallocated'),
+                         self.pool_params(uuid))
+        self.assertFalse(self.params(uuid)['wiped'])
+
+    def test_errors_are_error_objects(self):
+        # Not allocated: nothing to return.
+        self.assertError(400, self.post('/v1/nodes/n0/returnToPool', {}),
+                         'InUse')
+        # One machine only: the node it is run on.
+        self.action('web', 'allocateMachines', {'count': 2})
+        self.assertError(400, self.post('/v1/nodes/n0/returnToPool', {
+            'machine_list': ['n1']}), 'returnMachines')
+        self.assertError(404, self.post('/v1/nodes/nope/returnToPool', {}))
+
+    def test_blocking_return_past_its_timeout_is_an_error(self):
+        self.run_conductor(stage_delay=60)
+        self.create('workflows', {'name': 'wipe', 'stages': ['erase',
+                                                             'wiped']})
+        uuid = self.action('web', 'allocateMachines').get_json()[0]['uuid']
+        resp = self.post('/v1/nodes/%s/returnToPool' % uuid, {
+            'new_workflow': 'wipe', 'wait_for_stage': 'wiped',
+            'blocking': True, 'wait_timeout': 1})
+        self.assertError(409, resp, 'did not reach stage wiped')
+        self.assertEqual(('Destroying', 'timeout'), (
+            self.node(uuid)['pool_status'],
+            self.params(uuid)['pool/status']))
+
+    def test_blocking_return_answers_success_once_there(self):
+        self.run_conductor(stage_delay=0.05)
+        self.create('workflows', {'name': 'wipe', 'stages': ['erase',
+                                                             'wiped']})
+        uuid = self.action('web', 'allocateMachines').get_json()[0]['uuid']
+        resp = self.post('/v1/nodes/%s/returnToPool' % uuid, {
+            'new_workflow': 'wipe', 'wait_for_stage': 'wiped',
+            'blocking': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('Success', resp.get_json())
+        self.assertEqual('Free', self.node(uuid)['pool_status'])
+
+    def test_force_ignores_blocking(self):
+        # "All other waiting, blocking, and timeouts will be ignored."
+        self.config(max_waiters=0, group='api')
+        uuid = self.action('web', 'allocateMachines', {
+            'wait_for_stage': 'complete'}).get_json()[0]['uuid']
+        resp = self.post('/v1/nodes/%s/returnToPool' % uuid, {
+            'force': True, 'blocking': True, 'wait_for_stage': 'wiped'})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('Free', self.node(uuid)['pool_status'])

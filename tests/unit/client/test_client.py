@@ -385,11 +385,10 @@ class TestResources(base.BaseTestCase):
 
     def test_node_return_and_params(self):
         patch = [{'op': 'remove', 'path': '/a~1b'}]
-        c = self.client(response(200, [{'uuid': 'u', 'status': 'Free'}]),
+        c = self.client(response(200, 'Success'),
                         response(200, {'a': 1}), response(200, {'a': 1}),
                         response(200, {}), response(200, {}))
-        self.assertEqual([{'uuid': 'u', 'status': 'Free'}],
-                         c.node_return('n1', force=True))
+        self.assertEqual('Success', c.node_return('n1', force=True))
         self.assertEqual({'a': 1}, c.node_params('n1'))
         c.node_params('n1', aggregate=True)
         c.node_set_params('n1', {})

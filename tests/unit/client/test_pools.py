@@ -571,17 +571,15 @@ class TestReturnNode(base.TestCommand):
     def setUp(self):
         super().setUp()
         self.cmd = pools.ReturnNode(self.app, None)
-        self.client.node_return.return_value = [dict(RESULT, status='Free',
-                                                     allocated=False)]
+        self.client.node_return.return_value = 'Success'
 
     def test_return(self):
         columns, rows = self.cmd.take_action(self.check_parser(
             self.cmd, ['node-1'], [('node', 'node-1')]))
         self.client.node_return.assert_called_once_with('node-1')
         self.client.pool_action.assert_not_called()
-        self.assertEqual(('Name', 'UUID', 'Status', 'Allocated'), columns)
-        self.assertEqual([('node-1', base.NODE_UUID, 'Free', False)],
-                         list(rows))
+        self.assertEqual(('Result',), columns)
+        self.assertEqual([('Success',)], list(rows))
 
     def test_return_with_actions_and_wait(self):
         cmd = self.cmd
