@@ -63,7 +63,16 @@ AUTOFILL = {
     'additionalProperties': False,
 }
 
+# Free-form metadata, strings by strings, as Digital Rebar's Meta; color,
+# icon and title are the keys user interfaces know.
+META_KEYS = ('color', 'icon', 'title')
+META = {'type': 'object', 'maxProperties': 100,
+        'propertyNames': {'type': 'string', 'minLength': 1,
+                          'maxLength': 255},
+        'additionalProperties': {'type': 'string', 'maxLength': 4096}}
+
 _POOL_FIELDS = {
+    'meta': META,
     'lifespan': LIFESPAN,
     'broker': common.NULLABLE_NAME,
     'autofill': AUTOFILL,

@@ -123,6 +123,7 @@ POOL_FIELDS = {
     'name': STRING,
     'description': _NULLABLE_STRING,
     'documentation': _NULLABLE_STRING,
+    'meta': pool_schemas.META,
     'parent_pool': _NULLABLE_STRING,
     **dict.fromkeys(pool_schemas.ACTION_SETS, _ACTIONS),
     'lifespan': pool_schemas.LIFESPAN,

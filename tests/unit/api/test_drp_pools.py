@@ -327,3 +327,38 @@ class TestReturnToPool(DRPTestCase):
             'force': True, 'blocking': True, 'wait_for_stage': 'wiped'})
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertEqual('Free', self.node(uuid)['pool_status'])
+
+
+class TestMeta(test_pool_actions.PoolActionTestCase):
+    """Pool Meta: "a key / value map ... The key type is string. The
+    value type is also string ... common known keys: color, icon,
+    title"."""
+
+    def test_create_show_update(self):
+        meta = {'color': 'blue', 'icon': 'server', 'title': 'From the lab',
+                'owner/team': 'infra'}
+        pool = self.create('pools', {'name': 'lab', 'meta': meta})
+        self.assertEqual(meta, pool['meta'])
+        self.assertEqual(meta, self.get('/v1/pools/lab').get_json()['meta'])
+        resp = self.patch_json('/v1/pools/lab', [
+            {'op': 'replace', 'path': '/meta/color', 'value': 'red'},
+            {'op': 'remove', 'path': '/meta/owner~1team'}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual({'color': 'red', 'icon': 'server',
+                          'title': 'From the lab'},
+                         self.get('/v1/pools/lab').get_json()['meta'])
+        # Every pool has one, empty by default.
+        self.assertEqual({}, self.get('/v1/pools/default').get_json()
+                         ['meta'])
+        listed = {p['name']: p['meta'] for p in
+                  self.get('/v1/pools').get_json()['pools']}
+        self.assertEqual('red', listed['lab']['color'])
+
+    def test_values_are_strings(self):
+        for meta in ({'color': 1}, {'a': None}, {'': 'x'}, [], 'blue',
+                     {'k': 'x' * 5000}):
+            self.assertError(400, self.post('/v1/pools', {
+                'name': 'lab', 'meta': meta}))
+        self.create('pools', {'name': 'lab'})
+        self.assertError(400, self.patch_json('/v1/pools/lab', [
+            {'op': 'add', 'path': '/meta/color', 'value': {'r': 1}}]))

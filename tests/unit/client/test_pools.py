@@ -31,6 +31,15 @@ class TestPoolCommands(base.TestCommand):
             allocate_actions={'add_profiles': ['web']})
         self.assertEqual('web', self.machine(columns, data)['name'])
 
+    def test_create_with_meta(self):
+        cmd = pools.CreatePool(self.app, None)
+        self.client.pool_create.return_value = POOL
+        cmd.take_action(self.check_parser(cmd, [
+            'lab', '--meta', 'color=blue', '--meta', 'title=8'], []))
+        # Values stay strings, as Meta's are.
+        self.client.pool_create.assert_called_once_with(
+            name='lab', meta={'color': 'blue', 'title': '8'})
+
     def test_create_with_a_lifespan(self):
         cmd = pools.CreatePool(self.app, None)
         self.client.pool_create.return_value = POOL
@@ -141,6 +150,19 @@ class TestSetPool(base.TestCommand):
             {'op': 'add', 'path': '/parent_pool', 'value': 'all'},
         ])
 
+    def test_set_meta(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--meta', 'color=blue', '--meta', 'owner/team=a=b'], [])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'add', 'path': '/meta/color', 'value': 'blue'},
+            {'op': 'add', 'path': '/meta/owner~1team', 'value': 'a=b'},
+        ])
+        self.assertRaises(exceptions.CommandError, self.cmd.take_action,
+                          self.check_parser(self.cmd, ['web', '--meta',
+                                                       'color'], []))
+
     def test_set_lifespan_keys(self):
         args = self.check_parser(self.cmd, [
             'web', '--lifespan-default', '2h'], [])
@@ -221,6 +243,13 @@ class TestUnsetPool(base.TestCommand):
         self.pool['release_actions'] = {'remove_profiles': ['gpu'],
                                         'remove_parameters': ['role']}
         self.client.pool_get.return_value = self.pool
+
+    def test_unset_meta(self):
+        self.pool['meta'] = {'color': 'blue', 'icon': 'server'}
+        self.cmd.take_action(self.check_parser(self.cmd, [
+            'web', '--meta', 'color', '--meta', 'missing'], []))
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'remove', 'path': '/meta/color'}])
 
     def test_unset_fields_and_action_sets(self):
         args = self.check_parser(self.cmd, [
