@@ -18,6 +18,7 @@ from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
+from pool_api.schemas import content as content_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -60,6 +61,7 @@ def _request_schemas() -> dict:
         'WorkflowCreate': pool_schemas.WORKFLOW_CREATE,
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
+        'ContentImport': content_schemas.CONTENT,
         'BrokerCreate': broker_schemas.BROKER_CREATE,
         'ProviderCreate': claim_schemas.PROVIDER_CREATE,
         'ClaimCreate': claim_schemas.CLAIM_CREATE,
@@ -375,8 +377,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims', 'events',
-            'history', 'metrics', 'fleet', 'dashboard')],
+            'workflows', 'brokers', 'providers', 'content', 'claims',
+            'events', 'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,
         'components': {

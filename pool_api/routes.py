@@ -6,6 +6,7 @@ from pool_api.handlers import allocations
 from pool_api.handlers import brokers
 from pool_api.handlers import claims
 from pool_api.handlers import conductors
+from pool_api.handlers import content
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import metrics
@@ -277,6 +278,13 @@ ROUTES = [
     Route(NODE + '/returnToPool', 'POST', pool_actions.return_to_pool,
           Doc('Return one node to its pool (returnToPool)',
               **{**_POOL_ACTION, 'response': 'Success'})),
+
+    Route('/v1/content', 'GET', content.export_content,
+          Doc('Export pools, profiles, workflows, providers and brokers '
+              '(secrets left out)', 'content', 'Content')),
+    Route('/v1/content', 'POST', content.import_content,
+          Doc('Import a content document, all or nothing', 'content',
+              'ContentImported', body='ContentImport', errors=_WRITE)),
 
     Route('/v1/profiles', 'GET', profiles.list_profiles,
           Doc('List profiles', 'profiles', 'ProfileList')),

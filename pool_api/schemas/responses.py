@@ -457,6 +457,14 @@ SCHEMAS = {
         required=('status', 'allocated', 'name', 'uuid'))},
     # returnToPool answers as Digital Rebar's: "Success" or an error.
     'Success': {'type': 'string', 'enum': ['Success']},
+    # A content document (pool_conductor.content), as an import takes it.
+    'Content': _object({'meta': _OBJECT, 'sections': _object(
+        {kind: _OBJECT for kind in ('workflows', 'profiles', 'brokers',
+                                    'pools', 'providers')})},
+        required=('meta', 'sections')),
+    # What an import did, per kind: the names created, updated, unchanged.
+    'ContentImported': {'type': 'object', 'additionalProperties': _object(
+        {what: _STRINGS for what in ('created', 'updated', 'unchanged')})},
     'OpenAPI': {'type': 'object', 'required': ['openapi', 'info', 'paths']},
     'EventPage': _object({
         'events': {'type': 'array', 'items': _object(

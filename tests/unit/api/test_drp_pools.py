@@ -362,3 +362,118 @@ class TestMeta(test_pool_actions.PoolActionTestCase):
         self.create('pools', {'name': 'lab'})
         self.assertError(400, self.patch_json('/v1/pools/lab', [
             {'op': 'add', 'path': '/meta/color', 'value': {'r': 1}}]))
+
+
+class TestContent(test_pool_actions.PoolActionTestCase):
+    """"Pools are static configuration objects that can be shared through
+    content packs": export, delete, import, export again is the same."""
+
+    def populate(self):
+        self.create('workflows', {'name': 'deploy', 'description': 'Go',
+                                  'stages': ['install', 'complete']})
+        self.create('profiles', {'name': 'base', 'params': {
+            'ntp': 'pool.ntp.org', 'bmc_password': 'hunter22',
+            'vault': 'v-1'}, 'secret_params': ['vault']})
+        self.create('brokers', {'name': 'cloud', 'driver': 'fake',
+                                'description': 'VMs', 'parameters': {
+                                    'resource_class': 'vm',
+                                    'api_token': 's3cr3t-t0ken'}})
+        self.create('pools', {
+            'name': 'spare', 'meta': {'color': 'grey'}})
+        self.create('pools', {
+            'name': 'web', 'parent_pool': 'spare', 'broker': 'cloud',
+            'description': 'Web', 'meta': {'color': 'blue', 'icon': 'web',
+                                           'title': 'Web servers'},
+            'allocate_actions': {'workflow': 'deploy',
+                                 'add_profiles': ['base'],
+                                 'add_parameters': {'role': 'web'},
+                                 'wait_for_stage': 'complete'},
+            'lifespan': {'default': '4h', 'maximum': '7d'},
+            'autofill': {'use_autofill': True, 'min_free': 1,
+                         'acquire_pool': 'spare',
+                         'create_parameters': {'params': {'rack': 'r1'},
+                                               'password': 'pw-123456'}}})
+        self.create('providers', {'name': 'small', 'pool': 'web',
+                                  'defaults': {'resource_class': 'vm'}})
+
+    def export(self) -> dict:
+        resp = self.get('/v1/content')
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def delete_all(self):
+        for path in ('/v1/providers/small', '/v1/pools/web',
+                     '/v1/pools/spare', '/v1/brokers/cloud',
+                     '/v1/profiles/base', '/v1/workflows/deploy'):
+            self.assertEqual(204, self.delete(path).status_code, path)
+
+    def test_round_trip(self):
+        self.populate()
+        first = self.export()
+        sections = first['sections']
+        self.assertEqual({'workflows', 'profiles', 'brokers', 'pools',
+                          'providers'}, set(sections))
+        self.assertEqual(['default', 'spare', 'web'],
+                         sorted(sections['pools']))
+        web = sections['pools']['web']
+        self.assertEqual(('spare', 'cloud', 'Web servers'), (
+            web['parent_pool'], web['broker'], web['meta']['title']))
+        self.delete_all()
+        resp = self.post('/v1/content', first)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        done = resp.get_json()
+        self.assertEqual(['spare', 'web'], done['pools']['created'])
+        self.assertEqual(['default'], done['pools']['unchanged'])
+        self.assertEqual(['small'], done['providers']['created'])
+        self.assertEqual(first, self.export())
+        # Imported again, nothing changes.
+        done = self.post('/v1/content', first).get_json()
+        self.assertEqual({kind: [] for kind in done},
+                         {kind: d['created'] + d['updated']
+                          for kind, d in done.items()})
+
+    def test_secrets_are_left_out_and_kept_by_an_import(self):
+        self.populate()
+        document = self.export()
+        text = self.get('/v1/content').get_data(as_text=True)
+        for secret in ('hunter22', 'v-1', 's3cr3t-t0ken', 'pw-123456'):
+            self.assertNotIn(secret, text)
+        self.assertEqual({'ntp': 'pool.ntp.org'},
+                         document['sections']['profiles']['base']['params'])
+        self.assertEqual({'resource_class': 'vm'}, document['sections']
+                         ['brokers']['cloud']['parameters'])
+        # Importing over the objects changes what the document says and
+        # keeps the secrets it left out.
+        document['sections']['profiles']['base']['params']['ntp'] = 'x'
+        done = self.post('/v1/content', document).get_json()
+        self.assertEqual(['base'], done['profiles']['updated'])
+        self.assertEqual(['cloud'], done['brokers']['unchanged'])
+        from pool_conductor.db import models
+        from pool_conductor.db import pools as pools_db
+        profile = pools_db.get(self.context, models.Profile, 'base')
+        self.assertEqual({'ntp': 'x', 'bmc_password': 'hunter22',
+                          'vault': 'v-1'}, profile.params)
+        broker = pools_db.get(self.context, models.Broker, 'cloud')
+        self.assertEqual('s3cr3t-t0ken', broker.parameters['api_token'])
+
+    def test_an_import_is_whole_or_nothing(self):
+        self.populate()
+        document = self.export()
+        self.delete_all()
+        document['sections']['providers']['small']['pool'] = 'nope'
+        self.assertError(404, self.post('/v1/content', document), 'nope')
+        self.assertEqual(['default'], [
+            p['name'] for p in self.get('/v1/pools').get_json()['pools']])
+        self.assertEqual([], self.get('/v1/workflows').get_json()
+                         ['workflows'])
+
+    def test_bad_documents_are_400(self):
+        for document in ({}, {'sections': {'nodes': {}}},
+                         {'sections': {'pools': {'a b': {}}}},
+                         {'sections': {'pools': {'x': {'colour': 1}}}},
+                         {'sections': {'pools': {
+                             'a': {'parent_pool': 'b'},
+                             'b': {'parent_pool': 'a'}}}},
+                         {'sections': {'brokers': {'b': {}}}},
+                         {'sections': {}, 'extra': 1}, []):
+            self.assertError(400, self.post('/v1/content', document))

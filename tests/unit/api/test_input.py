@@ -59,6 +59,8 @@ BODIES = {
                       '"defaults": {"params": {"k": %s}}}',
     'ClaimCreate': '{"resources": [{"provider": "pv", '
                    '"template": {"params": {"k": %s}}}]}',
+    'ContentImport': '{"sections": {"profiles": {"pr3": {"params": '
+                     '{"k": %s}}}}}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
@@ -126,7 +128,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(30, len(body_routes()))
+        self.assertEqual(31, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

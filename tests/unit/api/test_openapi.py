@@ -22,6 +22,7 @@ from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
+from pool_api.schemas import content as content_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -242,6 +243,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 validation.PATCH_SCHEMA,
             ('/v1/claims', 'post'): claim_schemas.CLAIM_CREATE,
             ('/v1/claims/{claim_ident}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/content', 'post'): content_schemas.CONTENT,
             **{('/v1/pools/{pool_name}/%s' % action, 'post'):
                pool_schemas.ACTION
                for action in ('addMachines', 'removeMachines',
