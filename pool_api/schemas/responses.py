@@ -459,12 +459,12 @@ SCHEMAS = {
     'Success': {'type': 'string', 'enum': ['Success']},
     # A content document (pool_conductor.content), as an import takes it.
     'Content': _object({'meta': _OBJECT, 'sections': _object(
-        {kind: _OBJECT for kind in ('workflows', 'profiles', 'brokers',
-                                    'pools', 'providers')})},
+        dict.fromkeys(('workflows', 'profiles', 'brokers', 'pools',
+                       'providers'), _OBJECT))},
         required=('meta', 'sections')),
     # What an import did, per kind: the names created, updated, unchanged.
     'ContentImported': {'type': 'object', 'additionalProperties': _object(
-        {what: _STRINGS for what in ('created', 'updated', 'unchanged')})},
+        dict.fromkeys(('created', 'updated', 'unchanged'), _STRINGS))},
     'OpenAPI': {'type': 'object', 'required': ['openapi', 'info', 'paths']},
     'EventPage': _object({
         'events': {'type': 'array', 'items': _object(
