@@ -217,6 +217,16 @@ class Client:
 
     # Pools -----------------------------------------------------------------
 
+    def content_export(self) -> dict:
+        """The pools, profiles, workflows, providers and brokers as one
+        content document, secrets left out."""
+        return self.get('/v1/content')
+
+    def content_import(self, document: dict) -> dict:
+        """Create or change the objects of a content document, all or
+        none; per kind, the names created, updated and unchanged."""
+        return self.post('/v1/content', body=document)
+
     def pool_create(self, **fields) -> dict:
         return self.post('/v1/pools', body=fields)
 

@@ -383,6 +383,17 @@ class TestResources(base.BaseTestCase):
             ('DELETE', '/v1/workflows/w', None, None),
         ], [self.call(i) for i in range(5)])
 
+    def test_content_export_and_import(self):
+        document = {'meta': {}, 'sections': {}}
+        c = self.client(response(200, document),
+                        response(200, {'pools': {'created': ['web']}}))
+        self.assertEqual(document, c.content_export())
+        self.assertEqual({'pools': {'created': ['web']}},
+                         c.content_import(document))
+        self.assertEqual([('GET', '/v1/content', None, None),
+                          ('POST', '/v1/content', document, None)],
+                         [self.call(i) for i in range(2)])
+
     def test_node_return_and_params(self):
         patch = [{'op': 'remove', 'path': '/a~1b'}]
         c = self.client(response(200, 'Success'),
