@@ -406,3 +406,28 @@ class PoolActionEventsTestCase(Watched, base.APITestCase):
                          [(e.prev_state, e.state) for e in found])
         # Once: a second round finds nothing more to time out.
         self.assertEqual(0, workflows.time_out_waits(self.context))
+
+
+class ContentEventsTestCase(Watched, base.APITestCase):
+
+    def test_import_records_each_object_it_changes(self):
+        document = {'sections': {
+            'workflows': {'deploy': {'stages': ['a']}},
+            'profiles': {'base': {'params': {'x': 1}}},
+            'brokers': {'cloud': {'driver': 'fake'}},
+            'pools': {'web': {'broker': 'cloud', 'meta': {'color': 'red'},
+                              'autofill': {'min_free': 1}}},
+            'providers': {'small': {'pool': 'web'}}}}
+        resp = self.post('/v1/content', document)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(
+            [('workflow', 'pool.workflow.create.end'),
+             ('profile', 'pool.profile.create.end'),
+             ('broker', 'pool.broker.create.end'),
+             ('pool', 'pool.pool.create.end'),
+             ('pool', 'pool.pool.update.end'),
+             ('provider', 'pool.provider.create.end')],
+            [(e.object_type, e.event_type) for e in recorded(self.context)])
+        # The same document again changes nothing, and records nothing.
+        self.post('/v1/content', document)
+        self.assertEqual(6, len(recorded(self.context)))
