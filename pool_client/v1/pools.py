@@ -676,13 +676,24 @@ class _Transition(_MachinesAction):
                                'default_wait_timeout, never more than '
                                '[pool] max_blocking_wait); nodes still on '
                                'their way then show "timeout".')
+        parser.add_argument('--timeout', dest='stage_timeout', type=int,
+                            metavar='<seconds>',
+                            help='With --wait-for-stage, the seconds the '
+                                 'nodes have to reach the stage '
+                                 '(wait_timeout), whether the command waits '
+                                 'or not: past it the server records them '
+                                 'as timed out (pool/status "timeout"). '
+                                 'Default: the <timeout> of --blocking, '
+                                 'else the server\'s [pool] '
+                                 'default_wait_timeout.')
         return parser
 
     def check_waits(self, parsed_args) -> None:
         """:raises: CommandError for a wait without a stage or a negative
         time-out"""
         for option, value in (('--wait', parsed_args.wait_timeout),
-                              ('--blocking', parsed_args.blocking_timeout)):
+                              ('--blocking', parsed_args.blocking_timeout),
+                              ('--timeout', parsed_args.stage_timeout)):
             if value is None:
                 continue
             if not parsed_args.wait_for_stage:
@@ -717,6 +728,8 @@ class _Transition(_MachinesAction):
             body['blocking'] = True
             if parsed_args.blocking_timeout:
                 body['wait_timeout'] = parsed_args.blocking_timeout
+        if parsed_args.stage_timeout is not None:
+            body['wait_timeout'] = parsed_args.stage_timeout
         return body
 
 
@@ -793,7 +806,19 @@ class ReturnNode(ReturnMachines):
 
     def take_action(self, parsed_args):
         # The API answers "Success" (an error is raised), as Digital
-        # Rebar's returnToPool.
-        result = self.send(self.app.client_manager.pool, parsed_args,
-                           self.body(parsed_args))
-        return ('Result',), [(result,)]
+        # Rebar's returnToPool; with --wait, the node is shown once it is
+        # through.
+        self.check_waits(parsed_args)
+        client = self.app.client_manager.pool
+        result = self.send(client, parsed_args, self.body(parsed_args))
+        if parsed_args.wait_timeout is None:
+            return ('Result',), [(result,)]
+        node = client.node_get(parsed_args.node, fields=[
+            'uuid', 'name', 'pool_status', 'pool_allocated'])
+        results = client.nodes_wait([{
+            'uuid': node['uuid'], 'name': node.get('name'),
+            'status': node.get('pool_status'),
+            'allocated': node.get('pool_allocated')}],
+            timeout=parsed_args.wait_timeout,
+            progress=utils.Progress('Nodes'))
+        return utils.rows(results, RESULT_FIELDS)

@@ -569,6 +569,19 @@ class TestMachinesCommands(base.TestCommand):
         for call in self.client.pool_action.call_args_list:
             self.assertNotIn('blocking', call.kwargs)
 
+    def test_timeout_is_sent_without_blocking(self):
+        self.client.pool_action.return_value = [RESULT]
+        cmd = pools.AllocateMachines(self.app, None)
+        cmd.take_action(self.check_parser(
+            cmd, ['web', '--wait-for-stage', 'complete', '--timeout', '600'],
+            [('stage_timeout', 600)]))
+        self.client.pool_action.assert_called_once_with(
+            'web', 'allocateMachines', wait_for_stage='complete',
+            wait_timeout=600)
+        self.assertRaises(exceptions.CommandError, cmd.take_action,
+                          self.check_parser(cmd, ['web', '--timeout', '5'],
+                                            []))
+
     def test_wait_and_blocking_need_a_stage_and_exclude_each_other(self):
         cmd = pools.ReturnMachines(self.app, None)
         for option in (['--wait'], ['--blocking'], ['--blocking', '5']):
@@ -622,6 +635,22 @@ class TestReturnNode(base.TestCommand):
             remove_profiles=['web'], add_parameters={'wiped': False},
             remove_parameters=['role'], wait_for_stage='wiped',
             blocking=True, wait_timeout=30)
+
+    def test_return_and_wait_on_the_client(self):
+        self.client.node_get.return_value = {
+            'uuid': base.NODE_UUID, 'name': 'node-1',
+            'pool_status': 'Destroying', 'pool_allocated': True}
+        self.client.nodes_wait.return_value = [dict(
+            RESULT, status='Free', allocated=False)]
+        columns, rows = self.cmd.take_action(self.check_parser(
+            self.cmd, ['node-1', '--wait-for-stage', 'wiped', '--wait',
+                       '30'], []))
+        self.client.nodes_wait.assert_called_once_with(
+            [{'uuid': base.NODE_UUID, 'name': 'node-1',
+              'status': 'Destroying', 'allocated': True}], timeout=30,
+            progress=mock.ANY)
+        self.assertEqual([('node-1', base.NODE_UUID, 'Free', False)],
+                         list(rows))
 
     def test_return_force(self):
         self.cmd.take_action(self.check_parser(
