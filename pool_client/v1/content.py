@@ -18,18 +18,23 @@ class ExportContent(command.Command):
         parser.add_argument('--file', metavar='<path>',
                             help='File to write the document to '
                                  '(default: stdout).')
-        for option in ('name', 'version', 'description'):
-            parser.add_argument('--' + option, metavar='<%s>' % option,
+        # --content-version: openstack's own --version prints its
+        # version and exits, wherever it is on the line.
+        for option, key in (('--name', 'name'),
+                            ('--content-version', 'version'),
+                            ('--description', 'description')):
+            parser.add_argument(option, dest='meta_' + key,
+                                metavar='<%s>' % key,
                                 help='The %s of the document (its meta).'
-                                     % option)
+                                     % key)
         return parser
 
     def take_action(self, parsed_args):
         document = self.app.client_manager.pool.content_export()
         meta = document.setdefault('meta', {})
-        for option in ('name', 'version', 'description'):
-            if getattr(parsed_args, option) is not None:
-                meta[option] = getattr(parsed_args, option)
+        for key in ('name', 'version', 'description'):
+            if getattr(parsed_args, 'meta_' + key) is not None:
+                meta[key] = getattr(parsed_args, 'meta_' + key)
         text = json.dumps(document, indent=2, sort_keys=True) + '\n'
         if parsed_args.file:
             with open(parsed_args.file, 'w', encoding='utf-8') as f:

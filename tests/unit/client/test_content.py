@@ -34,7 +34,8 @@ class TestExport(base.TestCommand):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, 'pools.json')
             self.cmd.take_action(self.check_parser(self.cmd, [
-                '--file', path, '--name', 'lab', '--version', 'v1.2.0'],
+                '--file', path, '--name', 'lab', '--content-version',
+                'v1.2.0'],
                 [('file', path)]))
             with open(path) as f:
                 written = json.load(f)
