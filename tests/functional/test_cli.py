@@ -289,8 +289,11 @@ class TestPoolCLI(testtools.TestCase):
                          {p['Name']: p['Value'] for p in params})
         self.run_cli('node', 'param', 'unset', name, '--param', 'wiped')
         self.run_cli('node', 'param', 'unset', name, '--all')
-        self.assertEqual([], self.run_cli('node', 'param', 'list', name,
-                                          '-f', 'json').json())
+        # The pool params stay: they are the node's pool membership.
+        self.assertEqual(['pool/allocated', 'pool/name', 'pool/status'],
+                         sorted(p['Name'] for p in self.run_cli(
+                             'node', 'param', 'list', name,
+                             '-f', 'json').json()))
 
         self.run_cli('node', 'delete', name)
         self.run_cli('delete', pool)
