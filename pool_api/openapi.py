@@ -20,6 +20,7 @@ from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import deploy_templates as template_schemas
+from pool_api.schemas import content as content_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
@@ -77,6 +78,7 @@ def _request_schemas() -> dict:
         'WorkflowCreate': pool_schemas.WORKFLOW_CREATE,
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
+        'ContentImport': content_schemas.CONTENT,
         'BrokerCreate': broker_schemas.BROKER_CREATE,
         'ProviderCreate': claim_schemas.PROVIDER_CREATE,
         'ClaimCreate': claim_schemas.CLAIM_CREATE,
@@ -394,8 +396,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
             'deploy templates',
             'allocations', 'ports', 'portgroups', 'volume', 'chassis',
             'drivers', 'conductors', 'pools', 'profiles', 'workflows',
-            'brokers', 'providers', 'claims', 'handles', 'events',
-            'history', 'metrics', 'fleet', 'dashboard')],
+            'brokers', 'providers', 'content', 'claims', 'handles',
+            'events', 'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -283,6 +283,16 @@ for _verb, _method, _check in (
                        '%s providers.' % _verb.capitalize(),
                        [(_method, '/v1/providers')]))
 CLAIM = '/v1/claims/{claim_ident}'
+RULES += [
+    _rule('pool:content:export', SYSTEM_READER,
+          'Export the workflows, profiles, brokers, pools and providers as '
+          'one document (their secrets are left out).',
+          [('GET', '/v1/content')]),
+    _rule('pool:content:import', SYSTEM_ADMIN,
+          'Import a content document: create or change the workflows, '
+          'profiles, brokers, pools and providers it holds.',
+          [('POST', '/v1/content')]),
+]
 CLAIM_READER = ('(%s) or (role:reader and project_id:%%(claim.owner)s)'
                 % SYSTEM_READER)
 CLAIM_MEMBER = ('(%s) or (role:member and project_id:%%(claim.owner)s)'

@@ -11,6 +11,7 @@ from pool_api.handlers import claims
 from pool_api.handlers import conductors
 from pool_api.handlers import deploy_templates
 from pool_api.handlers import drivers
+from pool_api.handlers import content
 from pool_api.handlers import events
 from pool_api.handlers import fleet
 from pool_api.handlers import handles
@@ -498,7 +499,15 @@ ROUTES = [
           Doc('Return allocated nodes to their pool (returnMachines)',
               **_POOL_ACTION)),
     Route(NODE + '/returnToPool', 'POST', pool_actions.return_to_pool,
-          Doc('Return one node to its pool (returnToPool)', **_POOL_ACTION)),
+          Doc('Return one node to its pool (returnToPool)',
+              **{**_POOL_ACTION, 'response': 'Success'})),
+
+    Route('/v1/content', 'GET', content.export_content,
+          Doc('Export pools, profiles, workflows, providers and brokers '
+              '(secrets left out)', 'content', 'Content')),
+    Route('/v1/content', 'POST', content.import_content,
+          Doc('Import a content document, all or nothing', 'content',
+              'ContentImported', body='ContentImport', errors=_WRITE)),
 
     Route('/v1/profiles', 'GET', profiles.list_profiles,
           Doc('List profiles', 'profiles', 'ProfileList')),

@@ -1,5 +1,7 @@
 """Watching events: requests of GET /v1/events that wait for new ones.
 
+Blocking pool actions wait the same way, and count among the waiters.
+
 A request that finds no event after its cursor waits on this process's
 condition (pool_conductor.events.wait_for) until a cursor above it is
 given or seen, then reads again. One thread per API process, the pump,
@@ -9,9 +11,11 @@ SQLite, reads the last cursor given, which wakes the waiting requests;
 on PostgreSQL it also listens to the cursors any process announces, so
 that they wake at once.
 """
+from collections.abc import Callable
 import dataclasses
 import threading
 import time
+import typing
 
 from oslo_log import log
 
@@ -76,12 +80,12 @@ class _Waiters:
     def limit() -> int:
         return max(0, min(CONF.api.max_waiters, CONF.api.threads - 1))
 
-    def enter(self) -> None:
-        """:raises: TooManyWatchers"""
+    def enter(self, refusal=exception.TooManyWatchers) -> None:
+        """:raises: refusal (TooManyWatchers) when the waiters are full"""
         limit = self.limit()
         with self.lock:
             if self.count >= limit:
-                raise exception.TooManyWatchers(
+                raise refusal(
                     count=limit,
                     retry=max(1, round(CONF.api.watch_poll_interval)))
             self.count += 1
@@ -174,6 +178,30 @@ class _Pump:
 
 
 PUMP = _Pump()
+
+T = typing.TypeVar('T')
+
+
+def wait_until(context, look: Callable[[], T], done: Callable[[T], bool],
+               wait: float) -> tuple[T, bool]:
+    """look() now, then again whenever this process sees new events (at
+    least every few seconds), until done(what it returned), at most wait
+    seconds. The caller holds a place among the WAITERS.
+
+    :returns: the last look, and whether it was done.
+    """
+    deadline = time.monotonic() + wait
+    PUMP.ensure()
+    cursor = max(events_db.cursors(context)[0], events.last_seen())
+    value = look()
+    while not done(value):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return value, False
+        events.wait_for(cursor, min(remaining, _LONGEST_NAP))
+        cursor = max(cursor, events.last_seen())
+        value = look()
+    return value, True
 
 
 def watch(context, since: int | None, filters: dict, limit: int,

@@ -217,6 +217,16 @@ class Client:
 
     # Pools -----------------------------------------------------------------
 
+    def content_export(self) -> dict:
+        """The pools, profiles, workflows, providers and brokers as one
+        content document, secrets left out."""
+        return self.get('/v1/content')
+
+    def content_import(self, document: dict) -> dict:
+        """Create or change the objects of a content document, all or
+        none; per kind, the names created, updated and unchanged."""
+        return self.post('/v1/content', body=document)
+
     def pool_create(self, **fields) -> dict:
         return self.post('/v1/pools', body=fields)
 
@@ -386,9 +396,9 @@ class Client:
     def node_unset_maintenance(self, node: str) -> None:
         self.delete(_path('nodes', node, 'maintenance'))
 
-    def node_return(self, node: str, **params) -> list:
+    def node_return(self, node: str, **params) -> str:
         """Run returnToPool on a node: returnMachines of that node in its
-        own pool; one result."""
+        own pool; "Success" (else an error is raised)."""
         return self.post(_path('nodes', node, 'returnToPool'), body=params)
 
     def node_params(self, node: str, aggregate: bool = False) -> dict:

@@ -23,6 +23,7 @@ from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import machines
+from pool_conductor import pool_params
 from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -65,11 +66,13 @@ def check_pool(context, pool: str, broker: str | None,
           autofill: dict | None) -> None:
     """Check a pool's broker and autofill: min_free at most max_free; the
     broker and the acquire and return pools exist and are not the pool
-    itself; a pool that fills itself has somewhere to fill from.
+    itself; a pool that fills itself has somewhere to fill from; the
+    params of its create_parameters are not pool params.
 
-    :raises: InvalidParameterValue, ObjectNotFound
+    :raises: InvalidParameterValue, ObjectNotFound, Invalid
     """
     settings = Settings.of(autofill)
+    pool_params.check_names(settings.create_parameters.get('params'))
     if broker:
         pools_db.get(context, models.Broker, broker)
     if settings.max_free is not None and settings.min_free > \

@@ -23,6 +23,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from pool_conductor import brokers
+from pool_conductor.conf import CONF
 from pool_conductor import events
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
@@ -59,15 +60,27 @@ def _changed(node, values: dict) -> dict:
             if k not in lifecycle.ACTION_FIELDS or getattr(node, k) != v}
 
 
+def wait_timeout(seconds: int | None) -> int:
+    """How long a wait for a stage lasts: the request's wait_timeout,
+    else [pool] default_wait_timeout (Digital Rebar's 7200 s)."""
+    return CONF.pool.default_wait_timeout if seconds is None else seconds
+
+
 def grant_values(conn, grants: list[Grant], request_actions=None,
-                 wait_for_stage: str | None = None) -> dict[int, dict]:
+                 wait_for_stage: str | None = None,
+                 timeout: int | None = None) -> dict[int, dict]:
     """The fields of the nodes that giving them to consumers changes:
     their pools' allocate actions and the request's, then Building until
     wait_for_stage (or the stage the actions wait for), else InUse. A
     node that serves the instance already (a backfill) keeps its pool
     fields. Either way the traits asked for are recorded in
-    instance_info, as Ironic records them."""
+    instance_info, as Ironic records them.
+
+    :param timeout: the seconds a node Building has to reach its stage
+        (wait_timeout()).
+    """
     now = db_api.utcnow()
+    timeout = wait_timeout(timeout)
     # The searches for free nodes read the pool's actions with the node.
     pools = binding_db.pool_actions(
         conn, {g.node.pool for g in grants
@@ -81,7 +94,7 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
         values = {} if node.instance_uuid == grant.instance_uuid else \
             _changed(node, lifecycle.allocated(
                 node, getattr(source, 'allocate_actions', None),
-                request_actions, wait_for_stage, now))
+                request_actions, wait_for_stage, now, timeout))
         values.update(instance_uuid=grant.instance_uuid,
                       allocation_id=grant.allocation_id)
         if grant.traits:
@@ -94,7 +107,8 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
 def grant(conn, grants: list[Grant], free: bool = False,
           request_actions=None, wait_for_stage: str | None = None,
           generations: dict[int, int] | None = None,
-          also: list | None = None, conductor: str | None = None) -> bool:
+          also: list | None = None, conductor: str | None = None,
+          timeout: int | None = None) -> bool:
     """Give nodes to consumers (grant_values()) with one compare-and-swap,
     inserting first the new allocations the grants carry, and record the
     events of both.
@@ -104,11 +118,13 @@ def grant(conn, grants: list[Grant], free: bool = False,
     :param also: the caller's events of the same change, recorded with
         these (one statement for all).
     :param conductor: the conductor making the change, if one is.
+    :param timeout: the seconds a node Building has to reach its stage.
     :returns: whether every node was given (else the caller rolls back).
     :raises: DBDuplicateEntry for a new allocation's uuid or name in use
     """
     granted, created = _insert_allocations(conn, grants, request_actions)
-    changes = grant_values(conn, granted, request_actions, wait_for_stage)
+    changes = grant_values(conn, granted, request_actions, wait_for_stage,
+                           timeout)
     if binding_db.update_nodes(conn, changes, free=free,
                                generations=generations) != len(changes):
         return False
@@ -170,7 +186,8 @@ def check_release(node, force: bool = False, for_claim: bool = False
 def release(conn, nodes: list, *, force: bool = False, request_actions=None,
             wait_for_stage: str | None = None, values: dict | None = None,
             for_claim: bool = False, also: list | None = None,
-            keep_params: bool = False, lost: str | None = None) -> None:
+            keep_params: bool = False, lost: str | None = None,
+            timeout: int | None = None) -> None:
     """Take nodes (locked by this transaction, as lock_nodes() reads
     them) back from their consumers, with their pools' release actions,
     and delete their allocations. The params and profiles an allocation
@@ -185,11 +202,14 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
     :param lost: why the nodes are lost to their claims: their
         allocations stay, in error with this message and no node (the
         claims' lost handles), instead of being deleted.
+    :param timeout: the seconds a node Destroying has to reach its stage
+        (wait_timeout()).
     :raises: NodeLocked, NodeOfClaim, NodeInWrongState, ConcurrentUpdate
     """
     for node in nodes:
         check_release(node, force, for_claim)
     now = db_api.utcnow()
+    timeout = wait_timeout(timeout)
     pools = binding_db.pool_actions(conn, {n.pool for n in nodes},
                                     'release_actions', 'keep_params')
     changes = {}
@@ -201,7 +221,8 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
         changes[node.id] = {**_changed(node, lifecycle.released(
             node, pool.release_actions if pool else None, taken_off,
             wait_for_stage, now, None if keep else lifecycle.undo(
-                getattr(node, 'set_by', None)))), **(values or {})}
+                getattr(node, 'set_by', None)), timeout)),
+            **(values or {})}
     held = [n for n in nodes if n.allocation_id is not None]
     # A node without slots (booked_from) holds none of its allocation's.
     booked = [n.allocation_id for n in held if n.booked_from is not None]
@@ -250,6 +271,27 @@ def move(conn, nodes: list, target: str) -> None:
             node, target, source.exit_actions if source else None,
             pools[target].enter_actions, now))
     _write(conn, nodes, changes)
+
+
+def time_out(context, limit: int = 100,
+             uuids: list[str] | None = None) -> int:
+    """Record as timed out the allocated nodes (Building, Destroying,
+    held) still waiting for their stage past their deadline, each with
+    its event (pool.node.wait_timeout.error), at most limit at once.
+
+    :param uuids: only these nodes.
+    :returns: how many nodes were timed out.
+    """
+    now = db_api.utcnow()
+    with db_api.writer_connection(context) as conn:
+        nodes = binding_db.lock_nodes(conn, binding_db.past_deadline(
+            conn, now, limit, uuids))
+        changes = {n.id: lifecycle.timed_out(n, now) for n in nodes}
+        changes = {k: v for k, v in changes.items() if v}
+        nodes = [n for n in nodes if n.id in changes]
+        if nodes:
+            _write(conn, nodes, changes)
+        return len(nodes)
 
 
 def progress(context, node, report: dict) -> dict:
@@ -376,7 +418,8 @@ def begin_creation(conn, pool: str, broker: str, host: str, count: int,
 
 
 def finish_creation(conn, node, machine: dict, also: list | None = None,
-                    conductor: str | None = None) -> None:
+                    conductor: str | None = None,
+                    params: dict | None = None) -> None:
     """A node Creating (locked by this transaction and by its conductor)
     becomes the machine its broker made: its fields, available and
     powered off, unlocked, and into its pool with the pool's enter
@@ -385,11 +428,17 @@ def finish_creation(conn, node, machine: dict, also: list | None = None,
     :param machine: the broker's answer (brokers.check_machine()).
     :param also: the caller's events of the same change.
     :param conductor: the conductor that asked the broker.
+    :param params: the params the machine was asked with (its pool's
+        autofill create_parameters.params, or a claim's): the node's,
+        with those the broker gave the machine over them, before the
+        enter actions.
     :raises: ConcurrentUpdate; DBDuplicateEntry for a name in use
     """
     now = db_api.utcnow()
     values = {k: machine[k] for k in brokers.MACHINE_FIELDS
               if machine.get(k) is not None}
+    values['params'] = {**(node.params or {}), **(params or {}),
+                        **(machine.get('params') or {})}
     values.update(broker_ref=machine['ref'],
                   provision_state=states.AVAILABLE,
                   power_state=states.POWER_OFF, last_error=None,
@@ -397,7 +446,8 @@ def finish_creation(conn, node, machine: dict, also: list | None = None,
     pools = binding_db.pool_actions(conn, [node.pool], 'enter_actions')
     pool = pools.get(node.pool)
     values.update(_changed(node, lifecycle.joined(
-        node, node.pool, pool.enter_actions if pool else None, now)))
+        lifecycle.After(node, values), node.pool,
+        pool.enter_actions if pool else None, now)))
     _write(conn, [node], {node.id: values}, also, conductor)
     nodes_db.replace_traits(conn, node.id, machine.get('traits'))
 

@@ -210,6 +210,11 @@ def wait_for(cursor: int, timeout: float) -> bool:
         return _sequenced.wait_for(lambda: _last_seen > cursor, timeout)
 
 
+def last_seen() -> int:
+    """The last cursor this process has sequenced or seen."""
+    return _last_seen
+
+
 def seen(cursor: int) -> None:
     """Wake the watchers of this process for cursors up to cursor (another
     process sequenced them)."""

@@ -360,6 +360,21 @@ class TooManyWatchers(PoolException):
         return {'Retry-After': str(self.kwargs.get('retry', 1))}
 
 
+class WaitTimedOut(PoolException):
+    """Node %(node)s was returned to pool %(pool)s but did not reach stage
+    %(stage)s within %(timeout)s seconds; it is still on its way (its
+    pool/status is timeout once past its wait_timeout)."""
+
+    code = http.CONFLICT
+
+
+class TooManyBlockingActions(TooManyWatchers):
+    """This API process already holds %(count)s requests waiting ([api]
+    max_waiters: events watched and blocking pool actions); retry after
+    %(retry)s seconds, or run the action without blocking and watch its
+    nodes."""
+
+
 class NoValidHost(PoolException):
     """No conductor is alive to handle the request; please retry once a
     conductor is running."""

@@ -9,7 +9,9 @@ from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import exception
+from pool_conductor import pool_params
 from pool_conductor import regex
+from pool_conductor import states
 
 FUNCTIONS = ('Eq', 'Ne', 'Lt', 'Lte', 'Gt', 'Gte', 'In', 'Nin', 'Re',
              'Between', 'Except')
@@ -24,6 +26,12 @@ TEXT_FIELDS = ('uuid', 'name', 'driver', 'resource_class',
                'instance_uuid', 'pool', 'pool_status', 'workflow', 'stage')
 BOOLEAN_FIELDS = ('maintenance', 'runnable', 'pool_allocated')
 FIELDS = TEXT_FIELDS + BOOLEAN_FIELDS
+# Digital Rebar's pool params, derived from fields (pool_conductor.
+# pool_params): filtered on the fields they are made of.
+PARAM_FIELDS = {pool_params.NAME: 'pool',
+                pool_params.ALLOCATED: 'pool_allocated'}
+BOOLEAN_KEYS = BOOLEAN_FIELDS + (pool_params.ALLOCATED,)
+KEYS = FIELDS + pool_params.KEYS
 
 _CALL = re.compile(r'^([A-Za-z]+)\((.*)\)$', re.DOTALL)
 _NUMBER = re.compile(r'^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$')
@@ -83,7 +91,7 @@ def is_filter(key: str, value: str) -> bool:
     """Whether a query parameter is a filter: a function call on any
     field or param (cpus=Gte(4)), or a plain value on a field (pool=web).
     """
-    return is_call(value) or key in FIELDS
+    return is_call(value) or key in KEYS
 
 
 def parse(key: str, value) -> Filter:
@@ -120,7 +128,7 @@ def parse(key: str, value) -> Filter:
             raise invalid('%s takes two values, low and high.' % function)
     else:
         args = (_value(raw, invalid),)
-    if key in BOOLEAN_FIELDS and (
+    if key in BOOLEAN_KEYS and (
             function not in ('Eq', 'Ne', 'In', 'Nin')
             or not all(isinstance(a, bool) for a in args)):
         raise invalid('%s is true or false; use Eq, Ne, In or Nin.' % key)
@@ -237,6 +245,19 @@ def _compare(target, function: str, args: tuple):
     return sa.and_(sql(low).is_not(None), sa.not_(inside))
 
 
+def _pool_status():
+    """pool/status of nodes as SQL (pool_params.status())."""
+    node = models.Node
+    return sa.case(
+        (sa.func.coalesce(node.pool_allocated, False).is_(False),
+         pool_params.UNALLOCATED),
+        (sa.func.coalesce(node.pool_wait_timed_out, False).is_(True),
+         pool_params.TIMEOUT),
+        (node.pool_status.in_(pool_params.HELD), pool_params.ERROR),
+        (node.pool_status == states.POOL_IN_USE, pool_params.COMPLETE),
+        else_=pool_params.ALLOCATED_STATUS)
+
+
 def time_limit() -> float:
     """The seconds the database may spend on a query with filters
     ([api] filter_statement_timeout; 0 for none)."""
@@ -250,12 +271,16 @@ def to_sql(dialect: str, filters: list[Filter]):
     """
     conditions = []
     for f in filters:
-        if f.key in FIELDS:
-            column = getattr(models.Node, f.key)
-            if f.key in BOOLEAN_FIELDS:
+        if f.key == pool_params.STATUS:
+            target = _pool_status()
+            args = tuple(str(a) if not isinstance(a, str) else a
+                         for a in f.args)
+        elif f.key in FIELDS or f.key in PARAM_FIELDS:
+            column = getattr(models.Node, PARAM_FIELDS.get(f.key, f.key))
+            if f.key in BOOLEAN_KEYS:
                 column = sa.func.coalesce(column, f.key == 'runnable')
             target = column
-            args = f.args if f.key in BOOLEAN_FIELDS else tuple(
+            args = f.args if f.key in BOOLEAN_KEYS else tuple(
                 str(a) if not isinstance(a, str) else a for a in f.args)
         else:
             target = _Param(dialect, f.key)

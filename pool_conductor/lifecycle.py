@@ -54,8 +54,9 @@ def _wait_stage(*action_sets: dict | None) -> str | None:
     return stage
 
 
-class _After:
-    """A node's fields as a transition leaves them."""
+class After:
+    """A node's fields as a transition (or a change before it) leaves
+    them."""
 
     def __init__(self, node, values: dict):
         self._node, self._values = node, values
@@ -66,20 +67,33 @@ class _After:
         return getattr(self._node, name)
 
 
+def deadline(now: datetime.datetime | None, timeout: int | None
+             ) -> datetime.datetime | None:
+    """When a wait that starts now for timeout seconds is over."""
+    if now is None or timeout is None:
+        return None
+    return now + datetime.timedelta(seconds=timeout)
+
+
 def _enter(node, values: dict, status: str, stage: str | None,
            now: datetime.datetime | None,
-           enter_actions: Callable[[str], dict | None] | None = None
-           ) -> dict:
+           enter_actions: Callable[[str], dict | None] | None = None,
+           timeout: int | None = None) -> dict:
     """Enter status; a moving status waits for stage, driven by no
-    conductor yet, and a node already at that stage is through at once."""
+    conductor yet, and a node already at that stage is through at once.
+    An allocated node (Building, Destroying) waits until timeout seconds
+    from now at most, then it is timed out (timed_out())."""
     waits = status in states.POOL_HOLD
     values.update(pool_status=status,
                   pool_allocated=status in states.POOL_ALLOCATED,
                   pool_wait_stage=stage if waits else None,
-                  pool_conductor_affinity=None)
+                  pool_conductor_affinity=None,
+                  pool_wait_deadline=deadline(now, timeout) if (
+                      waits and status in states.POOL_ALLOCATED) else None,
+                  pool_wait_timed_out=False)
     if waits:
         values['stage_updated_at'] = now
-        values.update(progress(_After(node, values), {}, enter_actions,
+        values.update(progress(After(node, values), {}, enter_actions,
                                now))
     return values
 
@@ -87,13 +101,16 @@ def _enter(node, values: dict, status: str, stage: str | None,
 def allocated(node, pool_actions: dict | None,
               request_actions: dict | None = None,
               wait_for_stage: str | None = None,
-              now: datetime.datetime | None = None) -> dict:
+              now: datetime.datetime | None = None,
+              wait_timeout: int | None = None) -> dict:
     """A Free node given to a consumer: the pool's allocate actions and
-    the request's, then Building until wait_for_stage, else InUse."""
+    the request's, then Building until wait_for_stage (for wait_timeout
+    seconds at most), else InUse."""
     values = apply_actions(node, pool_actions, request_actions)
     stage = wait_for_stage or _wait_stage(pool_actions)
     return _enter(node, values, states.POOL_BUILDING if stage
-                  else states.POOL_IN_USE, stage, now)
+                  else states.POOL_IN_USE, stage, now,
+                  timeout=wait_timeout)
 
 
 def set_by(node, request_actions: dict | None) -> dict | None:
@@ -127,15 +144,29 @@ def released(node, pool_actions: dict | None,
              request_actions: dict | None = None,
              wait_for_stage: str | None = None,
              now: datetime.datetime | None = None,
-             undone: dict | None = None) -> dict:
+             undone: dict | None = None,
+             wait_timeout: int | None = None) -> dict:
     """A node taken back from its consumer: what the consumer set taken
     off (undone: undo()'s actions), the release actions, then Destroying
-    until wait_for_stage, else Free."""
+    until wait_for_stage (for wait_timeout seconds at most), else Free."""
     values = apply_actions(node, undone, pool_actions, request_actions)
     values.update(instance_uuid=None, allocation_id=None)
     stage = wait_for_stage or _wait_stage(pool_actions)
     return _enter(node, values, states.POOL_DESTROYING if stage
-                  else states.POOL_FREE, stage, now)
+                  else states.POOL_FREE, stage, now, timeout=wait_timeout)
+
+
+def timed_out(node, now: datetime.datetime) -> dict:
+    """The fields of an allocated node still waiting for its stage past
+    its deadline: timed out (Digital Rebar's pool/status "timeout"). It
+    stays in its status: reaching the stage later still completes it.
+    Nothing for any other node."""
+    if (node.pool_status not in states.POOL_WAITING
+            or not node.pool_allocated or node.pool_wait_timed_out
+            or node.pool_wait_deadline is None
+            or node.pool_wait_deadline > now):
+        return {}
+    return {'pool_wait_timed_out': True}
 
 
 def joined(node, pool: str, enter_actions: dict | None,
@@ -161,7 +192,7 @@ def moved(node, target: str, exit_actions: dict | None,
         values['pool_destination'] = target
         return _enter(node, values, states.POOL_LEAVING, stage, now,
                       lambda _pool: enter_actions)
-    return {**values, **joined(_After(node, values), target, enter_actions,
+    return {**values, **joined(After(node, values), target, enter_actions,
                                now)}
 
 
@@ -189,10 +220,11 @@ def progress(node, report: dict,
     stage = report.get('stage', node.stage)
     runnable = report.get('runnable', node.runnable) is not False
     if runnable and stage is not None and stage == node.pool_wait_stage:
-        done = {'pool_wait_stage': None, 'pool_conductor_affinity': None}
+        done = {'pool_wait_stage': None, 'pool_conductor_affinity': None,
+                'pool_wait_deadline': None, 'pool_wait_timed_out': False}
         if moving == states.POOL_LEAVING:
             target = node.pool_destination or node.pool
-            after = _After(node, {**report, **done})
+            after = After(node, {**report, **done})
             return {**done, **joined(
                 after, target,
                 enter_actions(target) if enter_actions else None, now)}

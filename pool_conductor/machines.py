@@ -117,7 +117,9 @@ def call(context, name: str, method: str, *args, extra: dict | None = None):
 
 def make(context, node, parameters: dict, host: str) -> bool:
     """Ask the broker of a node Creating that host holds for its machine
-    (with the node's token), and record the machine on the node.
+    (with the node's token), and record the machine on the node, with the
+    params of the request (Digital Rebar's CreateParameters) and those
+    the broker gives the machine.
 
     :returns: whether host still held the node.
     :raises: BrokerError
@@ -125,10 +127,12 @@ def make(context, node, parameters: dict, host: str) -> bool:
     machine = brokers.check_machine(node.broker, call(
         context, node.broker, 'create', node.broker_token,
         extra=parameters))
-    return retry.on_deadlock(_finish, context, node.id, machine, host)
+    return retry.on_deadlock(_finish, context, node.id, machine, host,
+                             parameters.get('params'))
 
 
-def _finish(context, node_id: int, machine: dict, host: str) -> bool:
+def _finish(context, node_id: int, machine: dict, host: str,
+            params: dict | None) -> bool:
     try:
         with db_api.writer_connection(context) as conn:
             node = machines_db.lock_node(conn, node_id, host)
@@ -136,7 +140,8 @@ def _finish(context, node_id: int, machine: dict, host: str) -> bool:
                 return False
             binding.finish_creation(
                 conn, node, machine, [event(node, 'create', 'end',
-                                            machine['ref'])], host)
+                                            machine['ref'])], host,
+                params=params)
             return True
     except db_exc.DBDuplicateEntry:
         raise exception.BrokerError(

@@ -126,6 +126,15 @@ def changed(node, values: dict, message: str | None = None
                           getattr(node, 'pool_status', None),
                           values.get('pool_status',
                                      getattr(node, 'pool_status', None))))
+    if values.get('pool_wait_timed_out'):
+        status = getattr(node, 'pool_status', None)
+        out.append(_event(
+            node, 'pool.node.wait_timeout.error', values, message or (
+                'Node %s did not reach stage %s while %s by its deadline '
+                '(wait_timeout)' % (node.uuid,
+                                    getattr(node, 'pool_wait_stage', None),
+                                    status)),
+            'warning', status, 'timeout'))
     if not out and values.keys() - {'generation', 'updated_at'}:
         out.append(_event(node, 'baremetal.node.update.end', values,
                           message, payload=payloads.node(

@@ -41,6 +41,9 @@ class Request:
     filters: list = dataclasses.field(default_factory=list)
     actions: dict = dataclasses.field(default_factory=dict)
     wait_for_stage: str | None = None
+    # How long the nodes have to reach wait_for_stage, from now, whether
+    # the caller blocks or not (None: [pool] default_wait_timeout).
+    wait_timeout: int | None = None
     force: bool = False
     # allocateMachines: when the allocations end (else the pool's
     # lifespan default).
@@ -55,6 +58,15 @@ def result(node) -> dict:
     return {'status': node.pool_status,
             'allocated': bool(node.pool_allocated),
             'name': node.name, 'uuid': node.uuid}
+
+
+def current(context, uuids: list[str]) -> list[dict]:
+    """The entries of nodes as they are now, in the order of uuids (a
+    node deleted meanwhile is left out)."""
+    with db_api.reader(context) as session:
+        rows = {r.uuid: r for r in actions_db.read_by_uuid(
+            session.connection(), uuids)}
+    return [result(rows[u]) for u in uuids if u in rows]
 
 
 def parent_of(pool) -> str:
@@ -188,7 +200,8 @@ def _allocate(context, pool_name: str, request: Request) -> list[dict]:
             for n in nodes]
         if not binding.grant(conn, grants, free=True,
                              request_actions=request.actions,
-                             wait_for_stage=request.wait_for_stage):
+                             wait_for_stage=request.wait_for_stage,
+                             timeout=request.wait_timeout):
             raise exception.ConcurrentUpdate(what='A node of pool %s'
                                              % pool.name)
         return _results(conn, nodes)
@@ -225,7 +238,8 @@ def _return(context, pool_name: str, request: Request) -> list[dict]:
         binding.release(
             conn, nodes, force=request.force,
             request_actions=request.actions,
-            wait_for_stage=None if request.force else request.wait_for_stage)
+            wait_for_stage=None if request.force else request.wait_for_stage,
+            timeout=request.wait_timeout)
         return _results(conn, nodes)
 
 

@@ -11,6 +11,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import named
+from pool_conductor import pool_params
 from pool_conductor import retry
 
 LOG = log.getLogger(__name__)
@@ -26,10 +27,14 @@ def check_actions(context, values: dict) -> None:
     """Check the workflows and profiles of action sets exist.
 
     :param values: fields of a pool, or of a pool action, with action sets.
-    :raises: ObjectNotFound
+    :raises: ObjectNotFound; Invalid for one that adds or removes a pool
+        param (pool/name, pool/allocated, pool/status)
     """
     for kind in ACTION_SETS:
         actions = values.get(kind) or {}
+        pool_params.check_names(list(actions.get('add_parameters') or ())
+                                + list(actions.get('remove_parameters')
+                                       or ()))
         if actions.get('workflow'):
             pools_db.get(context, models.Workflow, actions['workflow'])
         pools_db.get_many(context, models.Profile,

@@ -100,9 +100,25 @@ def _advance_locked(context, provisioner, node, host: str) -> bool:
                         '%(exc)s', {'node': node.uuid, 'exc': exc})
 
 
+def time_out_waits(context) -> int:
+    """Record the allocated nodes waiting for a stage past their
+    deadline as timed out (binding.time_out()), every one of them.
+
+    :returns: how many were.
+    """
+    total = 0
+    while True:
+        count = binding.time_out(context, TAKE_BATCH)
+        total += count
+        if count < TAKE_BATCH:
+            return total
+
+
 def check_workflows(context, host: str) -> None:
-    """Claim nodes to drive and move them on; never raises."""
+    """Time out waits past their deadline, claim nodes to drive and move
+    them on; never raises."""
     try:
+        time_out_waits(context)
         take_nodes(context, host)
         advance_nodes(context, host)
     except Exception as exc:

@@ -1,4 +1,5 @@
-"""Node params: /v1/nodes/<node>/params, a JSON map as Digital Rebar's."""
+"""Node params: /v1/nodes/<node>/params, a JSON map as Digital Rebar's,
+with the pool params (pool_conductor.pool_params) among them."""
 import flask
 
 from pool_api.handlers import nodes
@@ -8,6 +9,7 @@ from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_conductor.db import pools as pools_db
 from pool_conductor import nodes as node_changes
+from pool_conductor import pool_params
 
 
 def get_node_params(node_ident):
@@ -15,18 +17,20 @@ def get_node_params(node_ident):
     their secret params masked for a caller who may not read them."""
     node = nodes.get_authorized(node_ident, 'baremetal:node:get')
     if params.get_bool('aggregate'):
-        return flask.jsonify(pools_db.effective_params(
-            flask.g.context, node,
-            hide_secrets=not policy.allowed('pool:profile:show_secrets')))
-    return flask.jsonify(node.params or {})
+        return flask.jsonify(pool_params.with_params(
+            node, pools_db.effective_params(
+                flask.g.context, node, hide_secrets=not policy.allowed(
+                    'pool:profile:show_secrets'))))
+    return flask.jsonify(pool_params.with_params(node, node.params))
 
 
 def _save(node, new_params: dict):
-    """Validate and store the new params of a node; answer with them."""
+    """Validate and store the new params of a node (the pool params it
+    holds must be the node's: they are not stored); answer with them."""
     validation.validate(schema.NODE_PARAMS, new_params)
-    node = node_changes.update(flask.g.context, node,
-                               {'params': new_params})
-    return flask.jsonify(node.params or {})
+    node = node_changes.update(flask.g.context, node, {
+        'params': pool_params.without(node, new_params)})
+    return flask.jsonify(pool_params.with_params(node, node.params))
 
 
 def set_node_params(node_ident):
@@ -43,4 +47,5 @@ def update_node_params(node_ident):
     """
     node = nodes.get_authorized(node_ident, 'baremetal:node:update')
     patch = validation.json_body()
-    return _save(node, validation.patch_map(node.params or {}, patch))
+    return _save(node, validation.patch_map(
+        pool_params.with_params(node, node.params), patch))

@@ -25,6 +25,7 @@ from pool_conductor import deploy_templates
 from pool_conductor import drivers
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
+from pool_conductor import pool_params
 from pool_conductor import nodes as node_changes
 from pool_conductor import provisioning
 from pool_conductor import retry
@@ -386,7 +387,7 @@ def _match_filters() -> list:
         if node_filters.is_call(value):
             found.append(node_filters.parse(key, value))
         else:
-            quoted = value if key in node_filters.BOOLEAN_FIELDS else (
+            quoted = value if key in node_filters.BOOLEAN_KEYS else (
                 '"%s"' % value)
             found.append(node_filters.parse(key, 'Eq(%s)' % quoted))
     return found
@@ -656,6 +657,10 @@ def update_node(node_ident):
     if 'maintenance' in changed and not changed['maintenance']:
         # As Ironic: leaving maintenance by a patch clears its reason.
         changed['maintenance_reason'] = None
+    if 'params' in changed:
+        changed['params'] = pool_params.without(node, changed['params'])
+        if changed['params'] == (node.params or {}):
+            del changed['params']
     reported = {op['path'].split('/')[1] for op in patch} & {'stage',
                                                              'runnable'}
     if reported:

@@ -1,6 +1,4 @@
 """Pool actions: add, remove, allocate and return machines, as DRP's."""
-import time
-
 import flask
 
 from pool_api import policy
@@ -8,15 +6,14 @@ from pool_api.handlers import nodes
 from pool_api.handlers import pools as pool_handlers
 from pool_api.schemas import pools as schema
 from pool_api import validation
+from pool_api import watch
+from pool_conductor import binding
 from pool_conductor.conf import CONF
-from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
 from pool_conductor import filters as node_filters
 from pool_conductor import pool_actions
 from pool_conductor import states
 
-# How often a blocking action looks at its nodes.
-POLL_INTERVAL = 0.2
 WAIT_HEADER = 'X-Pool-Wait-Timeout'
 WAITING = states.POOL_MOVING
 
@@ -52,46 +49,76 @@ def _request(selects_machines: bool) -> tuple[pool_actions.Request, dict]:
         partial_success=body.get('partial_success', False),
         filters=node_filters.parse_map(body.get('filter', {})),
         actions=actions, wait_for_stage=body.get('wait_for_stage'),
+        wait_timeout=body.get('wait_timeout'),
         force=body.get('force', False), project=project,
         lifespan_end=validation.timestamp(body.get('lifespan_end'),
                                           'lifespan_end'))
     return request, body
 
 
-def _wait(results: list[dict], body: dict) -> tuple[list[dict], int | None]:
-    """With blocking, wait for the set of nodes to stop moving towards a
-    stage (Building, Destroying, Joining, Leaving); wait_timeout is for
-    the whole set, capped by the server.
+def _waiting(results: list[dict]) -> bool:
+    return any(r['status'] in WAITING for r in results)
+
+
+def _wait(results: list[dict], request: pool_actions.Request
+          ) -> tuple[list[dict], int | None]:
+    """Wait for the nodes to stop moving towards a stage (Building,
+    Destroying, Joining, Leaving), as the events of their changes tell
+    (pool_api.watch): wait_timeout is for the whole set, capped by
+    [pool] max_blocking_wait. Nodes past their wait_timeout are recorded
+    as timed out at once.
 
     :returns: the results, nodes still waiting as "timeout", and the
-        timeout applied (None when not blocking).
+        timeout applied (None when nothing was waited for).
     """
-    if not (body.get('blocking') and body.get('wait_for_stage')):
+    if not _waiting(results):
         return results, None
-    timeout = min(body.get('wait_timeout', CONF.pool.default_wait_timeout),
-                  CONF.pool.max_blocking_wait)
-    deadline = time.monotonic() + timeout
-    while True:
-        nodes = [nodes_db.get_node(flask.g.context, r['uuid'])
-                 for r in results]
-        results = [pool_actions.result(n) for n in nodes]
-        if all(r['status'] not in WAITING for r in results):
-            break
-        if time.monotonic() >= deadline:
-            for r in results:
-                if r['status'] in WAITING:
-                    r['status'] = 'timeout'
-            break
-        time.sleep(POLL_INTERVAL)
+    wanted = binding.wait_timeout(request.wait_timeout)
+    timeout = min(wanted, CONF.pool.max_blocking_wait)
+    uuids = [r['uuid'] for r in results]
+    results, done = watch.wait_until(
+        flask.g.context, lambda: pool_actions.current(flask.g.context,
+                                                      uuids),
+        lambda found: not _waiting(found), timeout)
+    if not done:
+        if timeout == wanted:
+            binding.time_out(flask.g.context, len(uuids), uuids)
+        for r in results:
+            if r['status'] in WAITING:
+                r['status'] = 'timeout'
     return results, timeout
 
 
-def _respond(results: list[dict], body: dict):
-    results, timeout = _wait(results, body)
-    response = flask.jsonify(results)
+def _act(action, context, name: str, request: pool_actions.Request,
+         body: dict) -> tuple[list[dict], int | None]:
+    """Run an action; with blocking (ignored with force, which waits for
+    nothing), wait for its nodes (_wait()) in a place among the API
+    process's waiters, taken before the action runs so that a request
+    refused for want of one changes nothing.
+
+    :returns: the results, and the timeout applied (None: no wait).
+    :raises: TooManyBlockingActions
+    """
+    if not body.get('blocking') or request.force:
+        return action(context, name, request), None
+    watch.WAITERS.enter(exception.TooManyBlockingActions)
+    try:
+        return _wait(action(context, name, request), request)
+    finally:
+        watch.WAITERS.leave()
+
+
+def _answer(body, timeout: int | None):
+    response = flask.jsonify(body)
     if timeout is not None:
         response.headers[WAIT_HEADER] = str(timeout)
     return response
+
+
+def _run(action, context, name: str, request: pool_actions.Request,
+         body: dict):
+    """Run an action (_act()); answer its results."""
+    return _answer(*_act(action, context, name, request, body))
 
 
 def _authorize(pool_name: str) -> None:
@@ -106,37 +133,52 @@ def _authorize(pool_name: str) -> None:
 def add_machines(pool_name):
     _authorize(pool_name)
     request, body = _request(selects_machines=True)
-    return _respond(pool_actions.add_machines(flask.g.context, pool_name,
-                                              request), body)
+    return _run(pool_actions.add_machines, flask.g.context, pool_name,
+                request, body)
 
 
 def remove_machines(pool_name):
     _authorize(pool_name)
     request, body = _request(selects_machines=True)
-    return _respond(pool_actions.remove_machines(flask.g.context,
-                                                 pool_name, request), body)
+    return _run(pool_actions.remove_machines, flask.g.context, pool_name,
+                request, body)
 
 
 def allocate_machines(pool_name):
     _authorize(pool_name)
     request, body = _request(selects_machines=False)
-    return _respond(pool_actions.allocate_machines(flask.g.context,
-                                                   pool_name, request), body)
+    return _run(pool_actions.allocate_machines, flask.g.context,
+                pool_name, request, body)
 
 
 def return_machines(pool_name):
     _authorize(pool_name)
     request, body = _request(selects_machines=True)
-    return _respond(pool_actions.return_machines(flask.g.context,
-                                                 pool_name, request), body)
+    return _run(pool_actions.return_machines, flask.g.context, pool_name,
+                request, body)
 
 
 def return_to_pool(node_ident):
-    """Return one node to its pool, as returnMachines would: a node the
-    caller may not see is not found, and nothing is done to it."""
+    """Return one node to its pool, as returnMachines would, and answer
+    "Success" as Digital Rebar's, or an error: a node the caller may not
+    see is not found, and nothing is done to it; a blocking return whose
+    node did not reach its stage in time is a 409 (the node is returned,
+    and timed out).
+
+    :raises: Invalid for machine_list or all_machines, and what
+        returnMachines raises; WaitTimedOut
+    """
     node = nodes.get_authorized(node_ident, 'pool:pool:action')
     request, body = _request(selects_machines=False)
+    if 'machine_list' in body or 'all_machines' in body:
+        raise exception.Invalid(
+            'returnToPool returns the node it is run on; machine_list and '
+            'all_machines are returnMachines\' parameters.')
     request.machine_list = [node.uuid]
-    request.all_machines = False
-    return _respond(pool_actions.return_machines(flask.g.context, node.pool,
-                                                 request), body)
+    results, timeout = _act(pool_actions.return_machines, flask.g.context,
+                            node.pool, request, body)
+    if any(r['status'] == 'timeout' for r in results):
+        raise exception.WaitTimedOut(node=node.uuid, pool=node.pool,
+                                     stage=request.wait_for_stage,
+                                     timeout=timeout)
+    return _answer('Success', timeout)

@@ -12,19 +12,20 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import pools
 from pool_conductor import states
 
-FIELDS = ('name', 'description', 'documentation', 'parent_pool',
+FIELDS = ('name', 'description', 'documentation', 'meta', 'parent_pool',
           *schema.ACTION_SETS, 'lifespan', 'broker', 'autofill',
           'keep_params', 'reservation_pre_margin', 'reservation_post_margin',
           'last_error')
 PATCHABLE = FIELDS[1:-1]
-PATCH_DEFAULTS = {kind: {} for kind in (*schema.ACTION_SETS, 'lifespan')}
+PATCH_DEFAULTS = {kind: {} for kind in (*schema.ACTION_SETS, 'lifespan',
+                                        'meta')}
 PATCH_DEFAULTS['autofill'] = autofill.DEFAULTS
 PATCH_DEFAULTS['keep_params'] = False
 
 
 def to_dict(pool: models.Pool) -> dict:
     body = named.representation('pools', pool, FIELDS)
-    for kind in (*schema.ACTION_SETS, 'lifespan'):
+    for kind in (*schema.ACTION_SETS, 'lifespan', 'meta'):
         body[kind] = body[kind] or {}
     body['autofill'] = autofill.normalized(body['autofill'])
     body['keep_params'] = bool(body['keep_params'])

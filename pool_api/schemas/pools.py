@@ -52,7 +52,10 @@ AUTOFILL = {
         'max_free': {**COUNT, 'type': ['integer', 'null']},
         'acquire_pool': common.NULLABLE_NAME,
         'return_pool': common.NULLABLE_NAME,
-        'create_parameters': {'type': 'object', 'maxProperties': 100},
+        # What the broker is asked for a machine; its params are the
+        # new node's (Digital Rebar's CreateParameters).
+        'create_parameters': {'type': 'object', 'maxProperties': 100,
+                              'properties': {'params': PARAMS}},
         'max_unready': {**COUNT, 'type': ['integer', 'null'],
                         'minimum': 1},
         'delete_unhealthy': {'type': 'boolean'},
@@ -63,7 +66,16 @@ AUTOFILL = {
 # Seconds a node is held before and after a window (null: the
 # [reservations] options).
 MARGIN = {'type': ['integer', 'null'], 'minimum': 0, 'maximum': 86400}
+# Free-form metadata, strings by strings, as Digital Rebar's Meta; color,
+# icon and title are the keys user interfaces know.
+META_KEYS = ('color', 'icon', 'title')
+META = {'type': 'object', 'maxProperties': 100,
+        'propertyNames': {'type': 'string', 'minLength': 1,
+                          'maxLength': 255},
+        'additionalProperties': {'type': 'string', 'maxLength': 4096}}
+
 _POOL_FIELDS = {
+    'meta': META,
     'lifespan': LIFESPAN,
     'reservation_pre_margin': MARGIN,
     'reservation_post_margin': MARGIN,

@@ -206,6 +206,7 @@ POOL_FIELDS = {
     'name': STRING,
     'description': _NULLABLE_STRING,
     'documentation': _NULLABLE_STRING,
+    'meta': pool_schemas.META,
     'parent_pool': _NULLABLE_STRING,
     **dict.fromkeys(pool_schemas.ACTION_SETS, _ACTIONS),
     'lifespan': pool_schemas.LIFESPAN,
@@ -699,6 +700,16 @@ SCHEMAS = {
         'status': STRING, 'allocated': _BOOLEAN,
         'name': _NULLABLE_STRING, 'uuid': STRING},
         required=('status', 'allocated', 'name', 'uuid'))},
+    # returnToPool answers as Digital Rebar's: "Success" or an error.
+    'Success': {'type': 'string', 'enum': ['Success']},
+    # A content document (pool_conductor.content), as an import takes it.
+    'Content': _object({'meta': _OBJECT, 'sections': _object(
+        dict.fromkeys(('workflows', 'profiles', 'brokers', 'pools',
+                       'providers'), _OBJECT))},
+        required=('meta', 'sections')),
+    # What an import did, per kind: the names created, updated, unchanged.
+    'ContentImported': {'type': 'object', 'additionalProperties': _object(
+        dict.fromkeys(('created', 'updated', 'unchanged'), _STRINGS))},
     'OpenAPI': {'type': 'object', 'required': ['openapi', 'info', 'paths']},
     'EventPage': _object({
         'events': {'type': 'array', 'items': _object(

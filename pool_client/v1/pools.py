@@ -245,6 +245,26 @@ def actions_patch(kind: str, before: dict, after: dict) -> list:
     return patch
 
 
+def add_meta_argument(parser) -> None:
+    parser.add_argument('--meta', dest='meta', metavar='<key=value>',
+                        action='append',
+                        help='Metadata of the pool, a string (color, icon '
+                             'and title are the well-known keys; repeat '
+                             'option for several).')
+
+
+def meta_of(parsed_args) -> dict:
+    """The metadata the --meta options give: strings as typed."""
+    meta = {}
+    for pair in parsed_args.meta or ():
+        key, sep, value = pair.partition('=')
+        if not sep or not key:
+            raise exceptions.CommandError(
+                '--meta takes key=value, not %r' % pair)
+        meta[key] = value
+    return meta
+
+
 class CreatePool(command.ShowOne):
     """Create a pool."""
 
@@ -257,6 +277,7 @@ class CreatePool(command.ShowOne):
                             help='Short description.')
         parser.add_argument('--documentation', metavar='<documentation>',
                             help='Longer text.')
+        add_meta_argument(parser)
         parser.add_argument('--parent-pool', dest='parent_pool',
                             metavar='<pool>',
                             help='Pool its nodes come from and go back to '
@@ -272,6 +293,8 @@ class CreatePool(command.ShowOne):
                   for k in ('name', 'description', 'documentation',
                             'parent_pool', 'broker')
                   if getattr(parsed_args, k) is not None}
+        if meta_of(parsed_args):
+            fields['meta'] = meta_of(parsed_args)
         if lifespan_of(parsed_args):
             fields['lifespan'] = lifespan_of(parsed_args)
         if autofill_of(parsed_args):
@@ -347,6 +370,7 @@ class SetPool(command.Command):
                             help='Set the short description of the pool.')
         parser.add_argument('--documentation', metavar='<documentation>',
                             help='Set the longer text of the pool.')
+        add_meta_argument(parser)
         parser.add_argument('--parent-pool', dest='parent_pool',
                             metavar='<pool>',
                             help='Set the pool its nodes come from and go '
@@ -361,6 +385,9 @@ class SetPool(command.Command):
         client = self.app.client_manager.pool
         patch = utils.set_patch(parsed_args, ('description', 'documentation',
                                               'parent_pool', 'broker'))
+        patch.extend({'op': 'add', 'path': utils.json_pointer('meta', key),
+                      'value': value}
+                     for key, value in meta_of(parsed_args).items())
         patch.extend({'op': 'add', 'path': '/lifespan/' + key, 'value': value}
                      for key, value in lifespan_of(parsed_args).items())
         patch.extend(autofill_patch(parsed_args))
@@ -405,6 +432,10 @@ class UnsetPool(command.Command):
             '--parent-pool', dest='parent_pool', action='store_true',
             default=False,
             help='Unset the parent pool: nodes come from the default pool.')
+        parser.add_argument(
+            '--meta', dest='meta', metavar='<key>', action='append',
+            help='Metadata key to take off the pool (repeat option for '
+                 'several).')
         for key in LIFESPAN_KEYS:
             parser.add_argument(
                 '--lifespan-' + key.replace('_', '-'),
@@ -498,6 +529,12 @@ class UnsetPool(command.Command):
             patch.extend({'op': 'remove', 'path': '/lifespan/' + key}
                          for key in lifespan
                          if key in (pool.get('lifespan') or {}))
+        if parsed_args.meta:
+            pool = client.pool_get(parsed_args.pool)
+            patch.extend({'op': 'remove',
+                          'path': utils.json_pointer('meta', key)}
+                         for key in dict.fromkeys(parsed_args.meta)
+                         if key in (pool.get('meta') or {}))
         if parsed_args.create_parameters and not parsed_args.autofill:
             if pool is None:
                 pool = client.pool_get(parsed_args.pool)
@@ -639,13 +676,24 @@ class _Transition(_MachinesAction):
                                'default_wait_timeout, never more than '
                                '[pool] max_blocking_wait); nodes still on '
                                'their way then show "timeout".')
+        parser.add_argument('--timeout', dest='stage_timeout', type=int,
+                            metavar='<seconds>',
+                            help='With --wait-for-stage, the seconds the '
+                                 'nodes have to reach the stage '
+                                 '(wait_timeout), whether the command waits '
+                                 'or not: past it the server records them '
+                                 'as timed out (pool/status "timeout"). '
+                                 'Default: the <timeout> of --blocking, '
+                                 'else the server\'s [pool] '
+                                 'default_wait_timeout.')
         return parser
 
     def check_waits(self, parsed_args) -> None:
         """:raises: CommandError for a wait without a stage or a negative
         time-out"""
         for option, value in (('--wait', parsed_args.wait_timeout),
-                              ('--blocking', parsed_args.blocking_timeout)):
+                              ('--blocking', parsed_args.blocking_timeout),
+                              ('--timeout', parsed_args.stage_timeout)):
             if value is None:
                 continue
             if not parsed_args.wait_for_stage:
@@ -680,6 +728,8 @@ class _Transition(_MachinesAction):
             body['blocking'] = True
             if parsed_args.blocking_timeout:
                 body['wait_timeout'] = parsed_args.blocking_timeout
+        if parsed_args.stage_timeout is not None:
+            body['wait_timeout'] = parsed_args.stage_timeout
         return body
 
 
@@ -753,3 +803,22 @@ class ReturnNode(ReturnMachines):
 
     def send(self, client, parsed_args, body: dict) -> list:
         return client.node_return(parsed_args.node, **body)
+
+    def take_action(self, parsed_args):
+        # The API answers "Success" (an error is raised), as Digital
+        # Rebar's returnToPool; with --wait, the node is shown once it is
+        # through.
+        self.check_waits(parsed_args)
+        client = self.app.client_manager.pool
+        result = self.send(client, parsed_args, self.body(parsed_args))
+        if parsed_args.wait_timeout is None:
+            return ('Result',), [(result,)]
+        node = client.node_get(parsed_args.node, fields=[
+            'uuid', 'name', 'pool_status', 'pool_allocated'])
+        results = client.nodes_wait([{
+            'uuid': node['uuid'], 'name': node.get('name'),
+            'status': node.get('pool_status'),
+            'allocated': node.get('pool_allocated')}],
+            timeout=parsed_args.wait_timeout,
+            progress=utils.Progress('Nodes'))
+        return utils.rows(results, RESULT_FIELDS)

@@ -58,7 +58,7 @@ def check_machine(broker: str, machine) -> dict:
         if machine.get(key) is not None and not isinstance(machine[key],
                                                            str):
             fail('the machine\'s "%s" is not a string' % key)
-    for key in ('properties', 'driver_info'):
+    for key in ('properties', 'driver_info', 'params'):
         if machine.get(key) is not None and not isinstance(machine[key],
                                                            dict):
             fail('the machine\'s "%s" is not an object' % key)

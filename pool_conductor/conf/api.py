@@ -100,9 +100,10 @@ opts = [
     cfg.IntOpt('max_waiters',
                default=8,
                min=0,
-               help='The most requests to GET /v1/events an API process '
-                    'holds at once, waiting for events; one more is '
-                    'answered 429 with a Retry-After header. A waiting '
+               help='The most requests to GET /v1/events and blocking '
+                    'pool actions an API process holds at once, waiting '
+                    'for events; one more is answered 429 with a '
+                    'Retry-After header. A waiting '
                     'request holds a request thread: at most [api] threads '
                     'minus one wait, so that a thread is always left for '
                     'other requests.'),

@@ -37,7 +37,8 @@ NODE_IS_FREE = (
 # statements write.
 BINDING_COLUMNS = frozenset((
     'instance_uuid', 'allocation_id', 'pool', 'pool_status',
-    'pool_allocated', 'pool_wait_stage', 'pool_destination'))
+    'pool_allocated', 'pool_wait_stage', 'pool_destination',
+    'pool_wait_deadline', 'pool_wait_timed_out'))
 
 # What the binding reads of a node.
 NODE_COLUMNS = tuple(_NODES.c[name] for name in (
@@ -49,7 +50,8 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'pool_allocated', 'pool_wait_stage', 'pool_destination', 'params',
     'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at',
     'console_enabled', 'clean_step', 'deploy_step', 'provision_steps',
-    'target_raid_config', 'raid_config', 'retired'))
+    'target_raid_config', 'raid_config', 'retired', 'pool_wait_deadline',
+    'pool_wait_timed_out'))
 
 # The allocate actions of a node's pool, read with the node by the
 # searches for free nodes (a sub-select does not lock the pool's row).
@@ -86,6 +88,22 @@ def lock_nodes(conn, ids: Iterable[int]) -> list[sa.Row]:
     """Nodes by id, locked until the transaction ends, in id order (the
     order every writer locks nodes in)."""
     return conn.execute(_LOCK_NODES, {'ids': list(ids)}).all()
+
+
+def past_deadline(conn, now, limit: int,
+                  uuids: list[str] | None = None) -> list[int]:
+    """The ids of allocated nodes (of uuids, if given) waiting for a
+    stage past their deadline, not yet timed out."""
+    node = _NODES.c
+    where = () if uuids is None else (node.uuid.in_(uuids),)
+    return list(conn.execute(
+        sa.select(node.id).where(
+            *where,
+            node.pool_wait_deadline <= now,
+            node.pool_status.in_(states.POOL_WAITING),
+            node.pool_allocated.is_(True),
+            sa.func.coalesce(node.pool_wait_timed_out, False).is_(False))
+        .order_by(node.id).limit(limit)).scalars())
 
 
 def _value(column: sa.Column, changes: dict[int, dict]):

@@ -71,6 +71,8 @@ class Node(TimestampMixin, Base):
         sa.Index('nodes_pool_conductor_idx', 'pool_status',
                  'pool_conductor_affinity'),
         sa.Index('nodes_lessee_idx', 'lessee'),
+        # Waits past their deadline: the conductors' search for them.
+        sa.Index('nodes_pool_wait_deadline_idx', 'pool_wait_deadline'),
         sa.Index('nodes_broker_idx', 'broker'),
         # Nodes by provision state: the conductors' search for nodes in a
         # state in progress (deploying, deleting, cleaning).
@@ -145,6 +147,13 @@ class Node(TimestampMixin, Base):
     # The stage a Building or Destroying node must reach.
     pool_wait_stage: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))
+    # When a node waiting for pool_wait_stage while allocated (Building,
+    # Destroying, held) times out, and whether it has: its pool/status is
+    # then "timeout" (pool_conductor.pool_params).
+    pool_wait_deadline: orm.Mapped[datetime.datetime | None] = (
+        orm.mapped_column(sa.DateTime))
+    pool_wait_timed_out: orm.Mapped[bool | None] = orm.mapped_column(
+        sa.Boolean, default=False)
     # The conductor that drives a node through its workflow while it is
     # Building, Destroying or held in one of them.
     pool_conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
@@ -463,6 +472,10 @@ class Pool(TimestampMixin, Base):
                                                           default=dict)
     # The last error of filling the pool (a broker failure).
     last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Free-form metadata, strings by strings (Digital Rebar's Meta: color,
+    # icon, title...).
+    meta: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                      default=dict)
     # The conductor that keeps the pool filled.
     autofill_conductor: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(255))

@@ -53,3 +53,11 @@ def read_nodes(conn, ids: list[int]) -> list[sa.Row]:
         sa.select(_NODES.c.name, _NODES.c.uuid, _NODES.c.pool_status,
                   _NODES.c.pool_allocated)
         .where(_NODES.c.id.in_(ids)).order_by(_NODES.c.id)).all()
+
+
+def read_by_uuid(conn, uuids: list[str]) -> list[sa.Row]:
+    """name, uuid, pool_status and pool_allocated of nodes, by uuid."""
+    return conn.execute(
+        sa.select(_NODES.c.name, _NODES.c.uuid, _NODES.c.pool_status,
+                  _NODES.c.pool_allocated)
+        .where(_NODES.c.uuid.in_(uuids))).all()

@@ -268,8 +268,11 @@ class TestPoolCLI(testtools.TestCase):
                           for r in allocated])
         params = self.run_cli('node', 'param', 'list', name, '--aggregate',
                               '-f', 'json').json()
+        # With Digital Rebar's pool params, derived from the pool fields.
         self.assertEqual({'inventory/data/CPUS': 16, 'rack': 'r1',
-                          'role': 'web', 'tier': 1},
+                          'role': 'web', 'tier': 1, 'pool/name': pool,
+                          'pool/allocated': True,
+                          'pool/status': 'complete'},
                          {p['Name']: p['Value'] for p in params})
 
         # Waiting for a stage nothing reports: the client's wait fails
@@ -290,11 +293,10 @@ class TestPoolCLI(testtools.TestCase):
                                 '--blocking', '1', '-f', 'json').json()
         self.assertEqual([(name, 'timeout')],
                          [(r['Name'], r['Status']) for r in returned])
+        # returnToPool answers "Success", as Digital Rebar's.
         returned = self.run_cli('node', 'return', name, '--force',
                                 '-f', 'json').json()
-        self.assertEqual([(name, 'Free', False)],
-                         [(r['Name'], r['Status'], r['Allocated'])
-                          for r in returned])
+        self.assertEqual([{'Result': 'Success'}], returned)
         result = self.run_cli('node', 'return', name, check=False)
         self.assertFails(result, 'Cannot return nodes')
 
@@ -304,12 +306,17 @@ class TestPoolCLI(testtools.TestCase):
                           node['profiles'], node['workflow']))
         params = self.run_cli('node', 'param', 'list', name,
                               '-f', 'json').json()
-        self.assertEqual({'inventory/data/CPUS': 16, 'wiped': False},
+        self.assertEqual({'inventory/data/CPUS': 16, 'wiped': False,
+                          'pool/name': pool, 'pool/allocated': False,
+                          'pool/status': 'unallocated'},
                          {p['Name']: p['Value'] for p in params})
         self.run_cli('node', 'param', 'unset', name, '--param', 'wiped')
         self.run_cli('node', 'param', 'unset', name, '--all')
-        self.assertEqual([], self.run_cli('node', 'param', 'list', name,
-                                          '-f', 'json').json())
+        # The pool params stay: they are the node's pool membership.
+        self.assertEqual(['pool/allocated', 'pool/name', 'pool/status'],
+                         sorted(p['Name'] for p in self.run_cli(
+                             'node', 'param', 'list', name,
+                             '-f', 'json').json()))
 
         self.run_cli('node', 'delete', name)
         self.run_cli('delete', pool)

@@ -8,8 +8,11 @@ from pool_conductor import context as pool_context
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor.db import events as events_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import pool_actions
+from pool_conductor import workflows
 from tests.functional import db_fixtures
 from tests.functional import test_allocation_races
 from tests import base
@@ -79,6 +82,33 @@ class PoolRaceMixin(test_allocation_races.AllocationRaceHelpers):
         counts = pools_db.status_counts(self.context, 'race')
         self.assertEqual(len(uuids), counts.get('InUse', 0))
         self.assertEqual(30 - len(uuids), counts.get('Free', 0))
+
+    def test_concurrent_timeouts_record_each_node_once(self):
+        self.fill_pool(20)
+        pool_actions.allocate_machines(self.context, 'race',
+                                       pool_actions.Request(
+                                           count=20, wait_for_stage='never',
+                                           wait_timeout=0))
+        start = threading.Barrier(4)
+        counts: list = []
+
+        def sweep():
+            start.wait()
+            counts.append(workflows.time_out_waits(self.context))
+
+        threads = [threading.Thread(target=sweep) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # Each node was timed out by one sweep, with one event.
+        self.assertEqual(20, sum(counts))
+        events.sequence()
+        found = events_db.after(self.context, 0, {
+            'event_type': 'pool.node.wait_timeout.error'}, 1000)
+        uuids = [e.object_uuid for e in found]
+        self.assertEqual(20, len(uuids))
+        self.assertEqual(20, len(set(uuids)))
 
 
 class PoolAPIRaceMixin(test_allocation_races.AllocationRaceHelpers):

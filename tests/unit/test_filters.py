@@ -170,6 +170,35 @@ class FilterQueriesMixin:
         self.assertEqual([1], self.match(ready='Eq(false)'))
         self.assertEqual([], self.match(**{'x"y': 'Eq(1)'}))
 
+    def test_pool_params(self):
+        """pool/status, pool/allocated and pool/name are derived from the
+        pool fields on every backend; a stored param of the same name is
+        not what they read."""
+        self.context = pool_context.get_admin_context()
+        for i, (status, allocated, timed_out) in enumerate((
+                ('Free', False, None), ('Building', True, False),
+                ('HoldBuild', True, False), ('InUse', True, None),
+                ('Building', True, True), ('Destroying', True, False))):
+            nodes_db.create_node(self.context, {
+                'driver': 'fake-hardware', 'name': 'node-%d' % i,
+                'pool_status': status, 'pool_allocated': allocated,
+                'pool_wait_timed_out': timed_out,
+                'params': {'pool/status': 'complete'} if i == 0 else {}})
+        self.assertEqual([0], self.match(pool__status='Eq(unallocated)'))
+        self.assertEqual([1, 5], self.match(pool__status='Eq(allocated)'))
+        self.assertEqual([2], self.match(pool__status='Eq(error)'))
+        self.assertEqual([3], self.match(pool__status='Eq(complete)'))
+        self.assertEqual([4], self.match(pool__status='Eq(timeout)'))
+        self.assertEqual([0, 2, 3], self.match(
+            pool__status='Nin(allocated,timeout)'))
+        self.assertEqual([3, 4], self.match(pool__status='Re(^(c|t))'))
+        self.assertEqual([1, 2, 3, 4, 5],
+                         self.match(pool__allocated='Eq(true)'))
+        self.assertEqual([0], self.match(pool__allocated='Ne(true)'))
+        self.assertEqual([0, 1, 2, 3, 4, 5],
+                         self.match(pool__name='Eq(default)'))
+        self.assertEqual([], self.match(pool__name='Eq(web)'))
+
     def test_fields_and_and(self):
         self.make_nodes()
         self.assertEqual([1, 3], self.match(resource_class='Eq(rc1)'))

@@ -74,6 +74,8 @@ BODIES = {
                             '"args": {"k": %s}}]}',
     'NodeRAIDConfig': '{"logical_disks": [{"size_gb": 1, "raid_level": '
                       '"1", "controller": %s}]}',
+    'ContentImport': '{"sections": {"profiles": {"pr3": {"params": '
+                     '{"k": %s}}}}}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
@@ -168,7 +170,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(44, len(body_routes()))
+        self.assertEqual(45, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

@@ -26,6 +26,7 @@ from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import deploy_templates as template_schemas
+from pool_api.schemas import content as content_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
@@ -270,6 +271,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/claims', 'post'): claim_schemas.CLAIM_CREATE,
             ('/v1/claims/{claim_ident}', 'patch'): validation.PATCH_SCHEMA,
             ('/v1/allocation_candidates', 'post'): allocation_schemas.PREVIEW,
+            ('/v1/content', 'post'): content_schemas.CONTENT,
             **{('/v1/pools/{pool_name}/%s' % action, 'post'):
                pool_schemas.ACTION
                for action in ('addMachines', 'removeMachines',

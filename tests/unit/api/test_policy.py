@@ -30,6 +30,7 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from tests.unit.api import base
+from tests.unit.api.test_pools import POOL_PARAMS
 
 PROJECT = 'project-a'
 OTHER = 'project-b'
@@ -160,6 +161,8 @@ CASES = [
     ('PATCH', '/v1/nodes/{node}/params',
      [{'op': 'add', 'path': '/a', 'value': 1}], WRITE_NODE),
     ('POST', '/v1/nodes/{node}/returnToPool', {}, SYSTEM_ADMIN_NODE),
+    ('GET', '/v1/content', None, SYSTEM_READER_ONLY),
+    ('POST', '/v1/content', {'sections': {}}, SYSTEM_ADMIN_ONLY),
     ('GET', '/v1/ports', None, ANY_READER),
     ('GET', '/v1/ports/detail', None, ANY_READER),
     # A node the caller cannot see is a bad request, as in Ironic.
@@ -911,12 +914,15 @@ class TestSecretProfileParams(PolicyTestCase):
 
     def test_masked_for_who_may_not_read_the_profile(self):
         self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example',
-                          'own': 1}, self.params('project_reader'))
-        self.assertEqual({'own': 1}, self.params('project_reader', ''))
+                          'own': 1, **POOL_PARAMS},
+                         self.params('project_reader'))
+        self.assertEqual({'own': 1, **POOL_PARAMS},
+                         self.params('project_reader', ''))
 
     def test_masked_for_profile_readers(self):
         self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example',
-                          'own': 1}, self.params('system_reader'))
+                          'own': 1, **POOL_PARAMS},
+                         self.params('system_reader'))
         for persona in ('system_reader', 'system_admin'):
             resp = self.as_persona(persona, 'GET', '/v1/profiles/admins')
             self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example'},

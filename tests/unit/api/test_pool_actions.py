@@ -212,7 +212,8 @@ class TestAllocateReturn(PoolActionTestCase):
         self.action('web', 'allocateMachines', {'count': 3})
         resp = self.post('/v1/nodes/n0/returnToPool', {})
         self.assertEqual(200, resp.status_code, resp.get_data())
-        self.assertEqual('Free', resp.get_json()[0]['status'])
+        self.assertEqual('Success', resp.get_json())
+        self.assertEqual('Free', self.node('n0')['pool_status'])
         body = self.action('web', 'returnMachines', {'all_machines': True}
                            ).get_json()
         self.assertEqual(2, len(body))

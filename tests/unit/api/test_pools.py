@@ -310,6 +310,12 @@ class TestNodePoolFields(PoolAPITestCase):
                 field)
 
 
+# The pool params every node has (Digital Rebar's), for a node Free in the
+# default pool.
+POOL_PARAMS = {'pool/name': 'default', 'pool/allocated': False,
+               'pool/status': 'unallocated'}
+
+
 class TestNodeParams(PoolAPITestCase):
 
     def setUp(self):
@@ -320,7 +326,8 @@ class TestNodeParams(PoolAPITestCase):
         resp = self.put(self.path, {'inventory/data/CPUS': 3, 'b': 'x'})
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.put(self.path, {'c': True})
-        self.assertEqual({'c': True}, self.get(self.path).get_json())
+        self.assertEqual({'c': True, **POOL_PARAMS},
+                         self.get(self.path).get_json())
 
     def test_patch(self):
         self.put(self.path, {'inventory/data/CPUS': 3, 'b': 'x'})
@@ -330,8 +337,8 @@ class TestNodeParams(PoolAPITestCase):
             {'op': 'remove', 'path': '/b'},
             {'op': 'add', 'path': '/n', 'value': {'deep': [1]}}])
         self.assertEqual(200, resp.status_code, resp.get_data())
-        self.assertEqual({'inventory/data/CPUS': 4, 'n': {'deep': [1]}},
-                         self.get(self.path).get_json())
+        self.assertEqual({'inventory/data/CPUS': 4, 'n': {'deep': [1]},
+                          **POOL_PARAMS}, self.get(self.path).get_json())
 
     def test_bad_input_is_400(self):
         self.assertError(400, self.put(self.path, [1]))
@@ -354,8 +361,9 @@ class TestNodeParams(PoolAPITestCase):
         self.patch_json(node_path, [{'op': 'add', 'path': '/profiles',
                                      'value': ['first', 'second']}])
         self.put(self.path, {'c': 'own'})
-        self.assertEqual({'c': 'own'}, self.get(self.path).get_json())
-        self.assertEqual({'a': 1, 'b': 1, 'c': 'own', 'd': 2},
+        self.assertEqual({'c': 'own', **POOL_PARAMS},
+                         self.get(self.path).get_json())
+        self.assertEqual({'a': 1, 'b': 1, 'c': 'own', 'd': 2, **POOL_PARAMS},
                          self.get(self.path + '?aggregate=true')
                          .get_json())
 

@@ -383,13 +383,23 @@ class TestResources(base.BaseTestCase):
             ('DELETE', '/v1/workflows/w', None, None),
         ], [self.call(i) for i in range(5)])
 
+    def test_content_export_and_import(self):
+        document = {'meta': {}, 'sections': {}}
+        c = self.client(response(200, document),
+                        response(200, {'pools': {'created': ['web']}}))
+        self.assertEqual(document, c.content_export())
+        self.assertEqual({'pools': {'created': ['web']}},
+                         c.content_import(document))
+        self.assertEqual([('GET', '/v1/content', None, None),
+                          ('POST', '/v1/content', document, None)],
+                         [self.call(i) for i in range(2)])
+
     def test_node_return_and_params(self):
         patch = [{'op': 'remove', 'path': '/a~1b'}]
-        c = self.client(response(200, [{'uuid': 'u', 'status': 'Free'}]),
+        c = self.client(response(200, 'Success'),
                         response(200, {'a': 1}), response(200, {'a': 1}),
                         response(200, {}), response(200, {}))
-        self.assertEqual([{'uuid': 'u', 'status': 'Free'}],
-                         c.node_return('n1', force=True))
+        self.assertEqual('Success', c.node_return('n1', force=True))
         self.assertEqual({'a': 1}, c.node_params('n1'))
         c.node_params('n1', aggregate=True)
         c.node_set_params('n1', {})

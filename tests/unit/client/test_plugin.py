@@ -177,6 +177,7 @@ class TestEntryPoints(base.BaseTestCase):
                      'pool_delete', 'pool_machines_add',
                      'pool_machines_remove', 'pool_machines_allocate',
                      'pool_machines_return', 'pool_node_return',
+                     'pool_export', 'pool_import',
                      'pool_node_param_list', 'pool_node_param_set',
                      'pool_node_param_unset', 'pool_profile_create',
                      'pool_profile_list', 'pool_profile_show',

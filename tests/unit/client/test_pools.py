@@ -31,6 +31,15 @@ class TestPoolCommands(base.TestCommand):
             allocate_actions={'add_profiles': ['web']})
         self.assertEqual('web', self.machine(columns, data)['name'])
 
+    def test_create_with_meta(self):
+        cmd = pools.CreatePool(self.app, None)
+        self.client.pool_create.return_value = POOL
+        cmd.take_action(self.check_parser(cmd, [
+            'lab', '--meta', 'color=blue', '--meta', 'title=8'], []))
+        # Values stay strings, as Meta's are.
+        self.client.pool_create.assert_called_once_with(
+            name='lab', meta={'color': 'blue', 'title': '8'})
+
     def test_create_with_a_lifespan(self):
         cmd = pools.CreatePool(self.app, None)
         self.client.pool_create.return_value = POOL
@@ -141,6 +150,19 @@ class TestSetPool(base.TestCommand):
             {'op': 'add', 'path': '/parent_pool', 'value': 'all'},
         ])
 
+    def test_set_meta(self):
+        args = self.check_parser(self.cmd, [
+            'web', '--meta', 'color=blue', '--meta', 'owner/team=a=b'], [])
+        self.cmd.take_action(args)
+        self.client.pool_get.assert_not_called()
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'add', 'path': '/meta/color', 'value': 'blue'},
+            {'op': 'add', 'path': '/meta/owner~1team', 'value': 'a=b'},
+        ])
+        self.assertRaises(exceptions.CommandError, self.cmd.take_action,
+                          self.check_parser(self.cmd, ['web', '--meta',
+                                                       'color'], []))
+
     def test_set_lifespan_keys(self):
         args = self.check_parser(self.cmd, [
             'web', '--lifespan-default', '2h'], [])
@@ -221,6 +243,13 @@ class TestUnsetPool(base.TestCommand):
         self.pool['release_actions'] = {'remove_profiles': ['gpu'],
                                         'remove_parameters': ['role']}
         self.client.pool_get.return_value = self.pool
+
+    def test_unset_meta(self):
+        self.pool['meta'] = {'color': 'blue', 'icon': 'server'}
+        self.cmd.take_action(self.check_parser(self.cmd, [
+            'web', '--meta', 'color', '--meta', 'missing'], []))
+        self.client.pool_update.assert_called_once_with('web', [
+            {'op': 'remove', 'path': '/meta/color'}])
 
     def test_unset_fields_and_action_sets(self):
         args = self.check_parser(self.cmd, [
@@ -540,6 +569,19 @@ class TestMachinesCommands(base.TestCommand):
         for call in self.client.pool_action.call_args_list:
             self.assertNotIn('blocking', call.kwargs)
 
+    def test_timeout_is_sent_without_blocking(self):
+        self.client.pool_action.return_value = [RESULT]
+        cmd = pools.AllocateMachines(self.app, None)
+        cmd.take_action(self.check_parser(
+            cmd, ['web', '--wait-for-stage', 'complete', '--timeout', '600'],
+            [('stage_timeout', 600)]))
+        self.client.pool_action.assert_called_once_with(
+            'web', 'allocateMachines', wait_for_stage='complete',
+            wait_timeout=600)
+        self.assertRaises(exceptions.CommandError, cmd.take_action,
+                          self.check_parser(cmd, ['web', '--timeout', '5'],
+                                            []))
+
     def test_wait_and_blocking_need_a_stage_and_exclude_each_other(self):
         cmd = pools.ReturnMachines(self.app, None)
         for option in (['--wait'], ['--blocking'], ['--blocking', '5']):
@@ -571,17 +613,15 @@ class TestReturnNode(base.TestCommand):
     def setUp(self):
         super().setUp()
         self.cmd = pools.ReturnNode(self.app, None)
-        self.client.node_return.return_value = [dict(RESULT, status='Free',
-                                                     allocated=False)]
+        self.client.node_return.return_value = 'Success'
 
     def test_return(self):
         columns, rows = self.cmd.take_action(self.check_parser(
             self.cmd, ['node-1'], [('node', 'node-1')]))
         self.client.node_return.assert_called_once_with('node-1')
         self.client.pool_action.assert_not_called()
-        self.assertEqual(('Name', 'UUID', 'Status', 'Allocated'), columns)
-        self.assertEqual([('node-1', base.NODE_UUID, 'Free', False)],
-                         list(rows))
+        self.assertEqual(('Result',), columns)
+        self.assertEqual([('Success',)], list(rows))
 
     def test_return_with_actions_and_wait(self):
         cmd = self.cmd
@@ -595,6 +635,22 @@ class TestReturnNode(base.TestCommand):
             remove_profiles=['web'], add_parameters={'wiped': False},
             remove_parameters=['role'], wait_for_stage='wiped',
             blocking=True, wait_timeout=30)
+
+    def test_return_and_wait_on_the_client(self):
+        self.client.node_get.return_value = {
+            'uuid': base.NODE_UUID, 'name': 'node-1',
+            'pool_status': 'Destroying', 'pool_allocated': True}
+        self.client.nodes_wait.return_value = [dict(
+            RESULT, status='Free', allocated=False)]
+        columns, rows = self.cmd.take_action(self.check_parser(
+            self.cmd, ['node-1', '--wait-for-stage', 'wiped', '--wait',
+                       '30'], []))
+        self.client.nodes_wait.assert_called_once_with(
+            [{'uuid': base.NODE_UUID, 'name': 'node-1',
+              'status': 'Destroying', 'allocated': True}], timeout=30,
+            progress=mock.ANY)
+        self.assertEqual([('node-1', base.NODE_UUID, 'Free', False)],
+                         list(rows))
 
     def test_return_force(self):
         self.cmd.take_action(self.check_parser(

@@ -15,6 +15,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import events
 from pool_conductor import lifespans
 from pool_conductor import service
+from pool_conductor import workflows
 from tests.unit.api import base
 from tests.unit.api import test_claims
 from tests.unit.api import test_windows
@@ -679,3 +680,43 @@ class NodePatchEventsTestCase(Watched, base.APITestCase):
 class WindowEventsTestCase(Watched, test_windows.WindowTestCase):
     """Booking, extending, starting, failing to start and deleting a
     window record their events in their transactions."""
+
+    def test_wait_timeout_recorded_with_its_event(self):
+        node = self.create_node(name='slow')
+        self.post('/v1/pools', {'name': 'lab'})
+        self.post('/v1/pools/lab/addMachines', {'machine_list': ['slow']})
+        resp = self.post('/v1/pools/lab/allocateMachines', {
+            'wait_for_stage': 'done', 'wait_timeout': 0})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(1, workflows.time_out_waits(self.context))
+        found = recorded(self.context, object_uuid=node.uuid,
+                         event_type='pool.node.wait_timeout.error')
+        self.assertEqual([('Building', 'timeout')],
+                         [(e.prev_state, e.state) for e in found])
+        # Once: a second round finds nothing more to time out.
+        self.assertEqual(0, workflows.time_out_waits(self.context))
+
+
+class ContentEventsTestCase(Watched, base.APITestCase):
+
+    def test_import_records_each_object_it_changes(self):
+        document = {'sections': {
+            'workflows': {'deploy': {'stages': ['a']}},
+            'profiles': {'base': {'params': {'x': 1}}},
+            'brokers': {'cloud': {'driver': 'fake'}},
+            'pools': {'web': {'broker': 'cloud', 'meta': {'color': 'red'},
+                              'autofill': {'min_free': 1}}},
+            'providers': {'small': {'pool': 'web'}}}}
+        resp = self.post('/v1/content', document)
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(
+            [('workflow', 'pool.workflow.create.end'),
+             ('profile', 'pool.profile.create.end'),
+             ('broker', 'pool.broker.create.end'),
+             ('pool', 'pool.pool.create.end'),
+             ('pool', 'pool.pool.update.end'),
+             ('provider', 'pool.provider.create.end')],
+            [(e.object_type, e.event_type) for e in recorded(self.context)])
+        # The same document again changes nothing, and records nothing.
+        self.post('/v1/content', document)
+        self.assertEqual(6, len(recorded(self.context)))
