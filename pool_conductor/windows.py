@@ -251,14 +251,15 @@ def _book(context, values: dict, pool: str | None, name: str,
         nodes = slots_db.matching(conn, name, values.get('resource_class'),
                                   values['traits'], values.get('owner'),
                                   values['candidate_nodes'])
-        slots: dict[int, list] = {}
-        for s in slots_db.of_nodes(conn, [n.id for n in nodes],
-                                   win.busy_from):
-            slots.setdefault(s.node_id, []).append(s)
+        # Only the slots over the window decide; the 409 reads the rest.
+        over = _by_node(slots_db.overlapping(
+            conn, [n.id for n in nodes], win.busy_from, win.busy_until))
         free = [n for n in nodes
-                if free_for(n, slots.get(n.id, []), win, pool_margins.post)]
+                if free_for(n, over.get(n.id, []), win, pool_margins.post)]
         if not free:
-            raise _conflict(nodes, slots, win, pool_margins, name)
+            raise _conflict(nodes, _by_node(slots_db.of_nodes(
+                conn, [n.id for n in nodes], win.busy_from)), win,
+                pool_margins, name)
         random.shuffle(free)
         skipped = False
         for candidate in free[:_TRIES]:
@@ -279,7 +280,16 @@ def _book(context, values: dict, pool: str | None, name: str,
             return _hold(conn, values, pool, node, win)
         if skipped:
             return rounds.BUSY
-        raise _conflict(nodes, slots, win, pool_margins, name)
+        raise _conflict(nodes, _by_node(slots_db.of_nodes(
+            conn, [n.id for n in nodes], win.busy_from)), win, pool_margins,
+            name)
+
+
+def _by_node(slots: list) -> dict[int, list]:
+    found: dict[int, list] = {}
+    for slot in slots:
+        found.setdefault(slot.node_id, []).append(slot)
+    return found
 
 
 def _hold(conn, values: dict, pool: str | None, node, win: Window) -> int:
