@@ -18,6 +18,8 @@ from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
+from pool_api.schemas import external_managers as \
+    external_manager_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -61,6 +63,8 @@ def _request_schemas() -> dict:
         'NodeParams': pool_schemas.NODE_PARAMS,
         'PoolAction': pool_schemas.ACTION,
         'BrokerCreate': broker_schemas.BROKER_CREATE,
+        'ExternalManagerCreate':
+            external_manager_schemas.EXTERNAL_MANAGER_CREATE,
         'ProviderCreate': claim_schemas.PROVIDER_CREATE,
         'ClaimCreate': claim_schemas.CLAIM_CREATE,
         'ClaimUpdate': claim_schemas.CLAIM_UPDATE,
@@ -375,7 +379,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'allocations', 'ports', 'conductors', 'pools', 'profiles',
-            'workflows', 'brokers', 'providers', 'claims', 'events',
+            'workflows', 'brokers', 'external_managers', 'providers',
+            'claims', 'events',
             'history', 'metrics', 'fleet', 'dashboard')],
         'paths': paths,
         'security': SECURITY,

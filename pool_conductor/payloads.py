@@ -20,7 +20,8 @@ NODE_FIELDS = (
     'provision_state', 'target_provision_state', 'provision_updated_at',
     'power_state', 'target_power_state', 'maintenance',
     'maintenance_reason', 'owner', 'lessee', 'instance_uuid',
-    'last_error', 'extra', 'properties', 'created_at', 'updated_at')
+    'last_error', 'extra', 'properties', 'created_at', 'updated_at',
+    'fault')
 # NodePayload's fields that a pool node has no column for, with what they
 # always are: every driver interface is fake-hardware's fake one
 # (pool_conductor.deploy_checks), and a pool node is never protected,
@@ -38,7 +39,8 @@ NODE_CONSTANTS = {
 }
 POOL_NODE_FIELDS = ('pool', 'pool_status', 'pool_allocated', 'workflow',
                     'stage', 'runnable', 'profiles', 'params',
-                    'allocation_uuid')
+                    'allocation_uuid', 'external_manager', 'external_ref',
+                    'external_state')
 ALLOCATION_FIELDS = (
     'uuid', 'name', 'node_uuid', 'state', 'last_error', 'owner',
     'resource_class', 'traits', 'candidate_nodes', 'extra', 'created_at',
@@ -167,6 +169,9 @@ NAMED_FIELDS = {
                 'created_at', 'updated_at'),
     'workflow': ('name', 'description', 'stages', 'created_at',
                  'updated_at'),
+    'external_manager': ('name', 'description', 'driver', 'enabled',
+                         'sync_interval', 'last_sync_at', 'last_error',
+                         'created_at', 'updated_at'),
     'provider': ('name', 'description', 'pool', 'defaults', 'template',
                  'validation', 'match_ignore', 'update_filters',
                  'lifespan', 'created_at', 'updated_at'),
@@ -179,7 +184,7 @@ def named(object_type: str, obj, changes: dict | None = None) -> dict:
     (PoolPayload, BrokerPayload, ...): its fields, a profile's secret
     params masked."""
     data = _data(obj, NAMED_FIELDS[object_type], changes)
-    if object_type == 'broker':
+    if object_type in ('broker', 'external_manager'):
         data['parameter_names'] = sorted(
             (changes or {}).get('parameters',
                                 getattr(obj, 'parameters', None)) or ())

@@ -16,6 +16,7 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor import deploy_checks
 from pool_conductor import exception
+from pool_conductor import external
 from pool_conductor import filters as node_filters
 from pool_conductor import nodes as node_changes
 from pool_conductor import provisioning
@@ -39,7 +40,8 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
           'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
           'profiles', 'workflow', 'stage', 'runnable', 'broker',
-          'broker_ref', 'broker_token', 'links')
+          'broker_ref', 'broker_token', 'fault', 'external_manager',
+          'external_ref', 'external_claim', 'external_state', 'links')
 SHORT_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                 'provision_state', 'maintenance', 'links')
 # Fields shown from the version 1.<minor> on.
@@ -50,6 +52,7 @@ NEW_FIELDS = {
     'allocation_uuid': microversion.ALLOCATIONS,
     'owner': microversion.OWNER,
     'lessee': microversion.LESSEE,
+    'fault': microversion.FAULT,
 }
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'provision_state', 'power_state', 'resource_class',
@@ -59,7 +62,8 @@ SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
 PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'properties', 'extra', 'instance_info', 'driver_info',
              'instance_uuid', 'owner', 'lessee', 'params', 'profiles',
-             'workflow', 'stage', 'runnable')
+             'workflow', 'stage', 'runnable', 'external_manager',
+             'external_ref')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
                   'runnable': True}
@@ -84,6 +88,10 @@ _READ_ONLY_HINTS = {
     **{field: 'Cannot update %s via node patch: it is the broker that '
               'made the node.' % field
        for field in ('broker', 'broker_ref', 'broker_token')},
+    'fault': 'Cannot update fault via node patch: pool sets it.',
+    **{field: 'Cannot update %s via node patch: the reconciler of the '
+              'node\'s external manager sets it.' % field
+       for field in ('external_claim', 'external_state')},
 }
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
                  states.POWER_OFF: states.POWER_OFF,
@@ -150,6 +158,11 @@ def to_dict(node, fields=None) -> dict:
         'broker': node.broker,
         'broker_ref': node.broker_ref,
         'broker_token': node.broker_token,
+        'fault': node.fault,
+        'external_manager': node.external_manager,
+        'external_ref': node.external_ref,
+        'external_claim': node.external_claim,
+        'external_state': node.external_state,
         'links': links.resource_links('nodes', node.uuid),
     }
     return render.select(values, fields or _visible_fields())
@@ -216,6 +229,7 @@ def _filters() -> dict:
         'owner': _filter_arg('owner', microversion.OWNER),
         'lessee': _filter_arg('lessee', microversion.LESSEE),
         'driver': _filter_arg('driver', DRIVER_FILTER),
+        'fault': _filter_arg('fault', microversion.FAULT),
         'instance_uuid': _filter_arg('instance_uuid'),
         'maintenance': params.get_bool('maintenance'),
         'associated': params.get_bool('associated'),
@@ -300,6 +314,7 @@ def create_node():
     common.check_name(body.get('name'), 'node')
     check_pool_references(body)
     values = {k: v for k, v in body.items() if v is not None}
+    external.check_node_values(flask.g.context, values)
     values.update(
         provision_state=(states.ENROLL
                          if microversion.at_least(microversion.ENROLL)
@@ -367,6 +382,7 @@ def update_node(node_ident):
     if not changed:
         return flask.jsonify(hide_secrets(node, before))
     check_pool_references(changed, node)
+    external.check_node_values(context, changed, node)
     if 'owner' in changed or 'lessee' in changed:
         policy.authorize('baremetal:node:update_owner')
     if reported and 'instance_uuid' not in changed:
@@ -524,7 +540,7 @@ def set_provision_state(node_ident):
                 % (verb, node.uuid, node.provision_state))
     # After the state check, as in Ironic.
     _check_provision_body(verb, body)
-    values = provisioning.begin(verb, db_api.utcnow())
+    values = provisioning.begin(verb, db_api.utcnow(), node)
     if verb in DEPLOYING_VERBS:
         deploy_checks.check_instance_traits(node)
         # Ironic keeps the config drive of a deployment in instance_info
@@ -562,6 +578,8 @@ def set_maintenance(node_ident):
 
 def unset_maintenance(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:clear_maintenance')
+    if node.fault in states.EXTERNAL_FAULTS:
+        raise exception.ExternalHold(node=node.uuid, fault=node.fault)
     retry.on_node_locked(node_changes.update, flask.g.context, node, {
         'maintenance': False, 'maintenance_reason': None})
     return '', 202

@@ -23,6 +23,9 @@ _FIELDS = {
     'params': pools.PARAMS,
     'profiles': common.NAMES,
     'workflow': common.NULLABLE_NAME,
+    'external_manager': common.NULLABLE_NAME,
+    'external_ref': {'type': ['string', 'null'], 'minLength': 1,
+                     'maxLength': 255},
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
@@ -122,6 +125,7 @@ FILTERS = {
     'owner': {'type': 'string', 'maxLength': 255},
     'lessee': {'type': 'string', 'maxLength': 255},
     'driver': {'type': 'string', 'maxLength': 255},
+    'fault': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},
     'associated': {'type': 'boolean'},

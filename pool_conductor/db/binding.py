@@ -47,7 +47,9 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'owner', 'lessee',
     'instance_info', 'resource_class', 'pool', 'pool_status',
     'pool_allocated', 'pool_wait_stage', 'pool_destination', 'params',
-    'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at'))
+    'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at',
+    'fault', 'external_manager', 'external_ref',
+    'external_claim', 'external_state'))
 
 # The allocate actions of a node's pool, read with the node by the
 # searches for free nodes (a sub-select does not lock the pool's row).

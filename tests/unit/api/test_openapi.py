@@ -22,6 +22,8 @@ from pool_api import routes
 from pool_api.schemas import allocations as allocation_schemas
 from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import claims as claim_schemas
+from pool_api.schemas import external_managers as \
+    external_manager_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import ports as port_schemas
@@ -232,6 +234,10 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 validation.PATCH_SCHEMA,
             ('/v1/brokers', 'post'): broker_schemas.BROKER_CREATE,
             ('/v1/brokers/{broker_name}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/external_managers', 'post'):
+                external_manager_schemas.EXTERNAL_MANAGER_CREATE,
+            ('/v1/external_managers/{manager_name}', 'patch'):
+                validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/returnToPool', 'post'):
                 pool_schemas.ACTION,
             ('/v1/ports', 'post'): port_schemas.CREATE,
