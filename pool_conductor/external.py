@@ -550,14 +550,17 @@ class Reconciler:
         done.error = failed
         with db_api.writer_connection(context) as conn:
             if failed is None:
-                values = {'last_sync_at': now, 'last_error': None,
-                          'error_streak': 0}
-                external_db.set_sync(conn, manager.name, self.host, values)
-                if manager.error_streak:
-                    events.record(conn, [_manager_event(
-                        manager.name, 'sync.success', 'info',
-                        'External manager %s answers again' % manager.name,
-                        observed=done.observed)], conductor=self.host)
+                if not manager.error_streak and manager.last_error is None:
+                    external_db.set_sync(conn, manager.name, self.host,
+                                         {'last_sync_at': now})
+                    return
+                external_db.set_sync(conn, manager.name, self.host, {
+                    'last_sync_at': now, 'last_error': None,
+                    'error_streak': 0})
+                events.record(conn, [_manager_event(
+                    manager.name, 'sync.success', 'info',
+                    'External manager %s answers again' % manager.name,
+                    observed=done.observed)], conductor=self.host)
                 return
             streak = (manager.error_streak or 0) + 1
             external_db.set_sync(conn, manager.name, self.host, {
