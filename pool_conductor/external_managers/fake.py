@@ -3,15 +3,19 @@ demos.
 
 Parameters: ``path``, the file that holds the resources (shared by the
 processes that use it, under a file lock); ``fail`` (true: every call
-fails, as a manager outage). The file maps each ref to ``{"owner":
-"none"|"pool"|"other", "token": ..., "spec": ...}``; a ref missing from it
-is absent. take(), free(), remove() and add() change it as the other
-user of the hardware would; calls() counts the calls each kind received.
+fails, as a manager outage); ``acquire_delay`` (seconds an acquire takes
+after it made its claim: a window to stop a conductor in). The file maps
+each ref to ``{"owner": "none"|"pool"|"other", "token": ..., "spec":
+...}``; a ref missing from it is absent. take(), free(), remove() and
+add() change it as the other user of the hardware would; calls() counts
+the calls each kind received and acquired() lists the claims made, in
+order.
 """
 import contextlib
 import fcntl
 import json
 import os
+import time
 
 from pool_conductor import exception
 from pool_conductor.external_managers import base
@@ -28,6 +32,7 @@ def _world(path: str):
             world = json.loads(text) if text.strip() else {}
             world.setdefault('resources', {})
             world.setdefault('calls', {})
+            world.setdefault('acquired', [])
             yield world
             f.seek(0)
             f.truncate()
@@ -73,6 +78,12 @@ def calls(path: str) -> dict:
         return dict(world['calls'])
 
 
+def acquired(path: str) -> list:
+    """[ref, key] of every claim made, in order (a repeated key too)."""
+    with _world(path) as world:
+        return list(world['acquired'])
+
+
 class FakeExternalManager(base.ExternalManagerDriver):
 
     def validate(self, parameters: dict) -> None:
@@ -104,17 +115,24 @@ class FakeExternalManager(base.ExternalManagerDriver):
             return out
 
     def acquire(self, parameters, ref, key, spec):
-        with self._call(parameters, 'acquire') as found:
-            item = found.get(ref)
+        with _world(parameters['path']) as world:
+            world['calls']['acquire'] = world['calls'].get('acquire', 0) + 1
+            if world.get('failing') or parameters.get('fail'):
+                raise exception.ExternalManagerError(
+                    manager='fake', reason='the fake manager is down')
+            item = world['resources'].get(ref)
             if item is None:
                 raise exception.ExternalManagerError(
                     manager='fake', reason='%s does not exist' % ref)
-            if item['owner'] == base.NONE or (
-                    item['owner'] == base.POOL and item.get('token') == key):
-                found[ref] = {'owner': base.POOL, 'token': key,
-                              'spec': spec}
-                return key
-            raise exception.ExternalTaken(manager='fake', ref=ref)
+            if not (item['owner'] == base.NONE or (
+                    item['owner'] == base.POOL
+                    and item.get('token') == key)):
+                raise exception.ExternalTaken(manager='fake', ref=ref)
+            world['resources'][ref] = {'owner': base.POOL, 'token': key,
+                                       'spec': spec}
+            world['acquired'].append([ref, key])
+        time.sleep(parameters.get('acquire_delay') or 0)
+        return key
 
     def release(self, parameters, ref, token):
         with self._call(parameters, 'release') as found:
