@@ -446,16 +446,18 @@ class Reconciler:
                 continue
             owner = manager.conductor_affinity
             try:
+                # A manager taken over has a round at once.
+                now_due = force
                 if owner != self.host:
                     if alive is None or owner in alive:
                         continue
                     if not self._take(context, manager.name, owner):
                         continue
-                    force = True
+                    now_due = True
                 interval = (manager.sync_interval
                             if manager.sync_interval is not None
                             else CONF.external_manager.sync_interval)
-                if not force and manager.last_sync_at is not None and (
+                if not now_due and manager.last_sync_at is not None and (
                         now - manager.last_sync_at).total_seconds() < (
                         interval * 0.9):
                     continue

@@ -330,6 +330,20 @@ class ReconcilerTestCase(ExternalTestBase):
                                  event_type='pool.conductor.takeover'))
 
 
+    def test_a_takeover_runs_that_manager_only(self):
+        self.post('/v1/external_managers', {
+            'name': 'second', 'driver': 'fake',
+            'parameters': {'path': self.world}})
+        self.assertEqual({'other', 'second'}, set(self.reconciler.check(
+            self.context)))
+        # Within sync_interval nothing is due.
+        self.assertEqual({}, self.reconciler.check(self.context))
+        with db_api.writer_connection(self.context) as conn:
+            external_db.take_manager(conn, 'other', 'test-host', 'dead')
+        self.assertEqual(['other'], list(self.reconciler.check(
+            self.context)))
+
+
 class DecideTestCase(base.APITestCase):
     """decide() alone: what each observation changes."""
 
@@ -374,3 +388,22 @@ class DecideTestCase(base.APITestCase):
             provision_state='active'), 'none')
         self.assertEqual(('claim_lost', 'external conflict'),
                          (decision.action, decision.values['fault']))
+
+
+class MetricsTestCase(ExternalTestBase):
+
+    def test_nodes_counted_by_manager_and_external_state(self):
+        self.shared_node('sh-1')
+        self.shared_node('sh-2')
+        self.shared_node('sh-3')
+        fake.take(self.world, 'sh-1')
+        self.round()
+        self.shared_node('sh-4')
+        text = self.get('/metrics').get_data(as_text=True)
+        found = sorted(line for line in text.splitlines()
+                       if line.startswith('pool_external_nodes{'))
+        self.assertEqual([
+            'pool_external_nodes{manager="other",state="free"} 2.0',
+            'pool_external_nodes{manager="other",state="theirs"} 1.0',
+            'pool_external_nodes{manager="other",state="unknown"} 1.0'],
+            found)
