@@ -78,7 +78,9 @@ class TestCreate(NodeAPITestCase):
              'reservation', 'last_error', 'created_at', 'updated_at',
              'links', 'pool', 'pool_status', 'pool_allocated', 'params',
              'profiles', 'workflow', 'stage', 'runnable', 'broker',
-             'broker_ref', 'broker_token'}, set(body))
+             'broker_ref', 'broker_token', 'fault', 'external_manager',
+             'external_ref', 'external_claim', 'external_state'},
+            set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())
