@@ -407,3 +407,17 @@ class MetricsTestCase(ExternalTestBase):
             'pool_external_nodes{manager="other",state="theirs"} 1.0',
             'pool_external_nodes{manager="other",state="unknown"} 1.0'],
             found)
+
+
+class OtherGrantingPathsTestCase(ExternalTestBase):
+    """Pool actions and claims give nodes without acquiring their
+    hardware: they pass over shared nodes."""
+
+    def test_allocate_machines_passes_over_shared_nodes(self):
+        self.shared_node('sh-1')
+        plain = self.create_node()
+        resp = self.post('/v1/pools/default/allocateMachines', {
+            'all_machines': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual([plain.uuid], [m['uuid'] for m in resp.get_json()])
+        self.assertEqual('none', fake.resources(self.world)['sh-1']['owner'])
