@@ -86,13 +86,18 @@ def continue_node(context, node_id: int, actor=None,
     :raises: what the database raises
     """
     taken = 0
+    claimed = []
+
+    def stepping(node):
+        claimed.append(node.external_claim is not None)
+        return step(node)
     with events.acting(actor, host):
         while retry.on_deadlock(binding.provision_step, context, node_id,
-                                step):
+                                stepping):
             taken += 1
-        if taken:
-            # Cleaned: pool's claim at the node's external manager, if it
-            # has one, ends now.
+        if taken and claimed[-1]:
+            # Cleaned: pool's claim at the node's external manager ends
+            # now.
             external.release_idle(context, node_id, host)
     return taken
 
