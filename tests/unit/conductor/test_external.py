@@ -421,3 +421,10 @@ class OtherGrantingPathsTestCase(ExternalTestBase):
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertEqual([plain.uuid], [m['uuid'] for m in resp.get_json()])
         self.assertEqual('none', fake.resources(self.world)['sh-1']['owner'])
+
+    def test_allocate_machines_refuses_a_named_shared_node(self):
+        self.shared_node('sh-1', name='shared')
+        self.assertError(400, self.post(
+            '/v1/pools/default/allocateMachines',
+            {'machine_list': ['shared']}), 'external manager')
+        self.assertEqual('none', fake.resources(self.world)['sh-1']['owner'])
