@@ -21,6 +21,8 @@ from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
 from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import content as content_schemas
+from pool_api.schemas import external_managers as \
+    external_manager_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
@@ -80,6 +82,8 @@ def _request_schemas() -> dict:
         'PoolAction': pool_schemas.ACTION,
         'ContentImport': content_schemas.CONTENT,
         'BrokerCreate': broker_schemas.BROKER_CREATE,
+        'ExternalManagerCreate':
+            external_manager_schemas.EXTERNAL_MANAGER_CREATE,
         'ProviderCreate': claim_schemas.PROVIDER_CREATE,
         'ClaimCreate': claim_schemas.CLAIM_CREATE,
         'ClaimUpdate': claim_schemas.CLAIM_UPDATE,
@@ -396,8 +400,9 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
             'deploy templates',
             'allocations', 'ports', 'portgroups', 'volume', 'chassis',
             'drivers', 'conductors', 'pools', 'profiles', 'workflows',
-            'brokers', 'providers', 'content', 'claims', 'handles',
-            'events', 'history', 'metrics', 'fleet', 'dashboard')],
+            'brokers', 'external_managers', 'providers', 'content',
+            'claims', 'handles', 'events', 'history', 'metrics', 'fleet',
+            'dashboard')],
         'paths': paths,
         'security': SECURITY,
         'components': {

@@ -263,7 +263,7 @@ RULES = [
 ]
 # Pools, profiles, workflows and brokers are read by system readers and
 # administered by system admins, as Ironic's deploy templates.
-for _noun in ('pool', 'profile', 'workflow', 'broker'):
+for _noun in ('pool', 'profile', 'workflow', 'broker', 'external_manager'):
     for _verb, _method, _check in (
             ('get', 'GET', SYSTEM_READER), ('list', 'GET', SYSTEM_READER),
             ('create', 'POST', SYSTEM_ADMIN),
@@ -353,6 +353,12 @@ RULES += [
           'keys such as password or token); without it they read '
           '******.',
           [('GET', '/v1/brokers'), ('GET', '/v1/brokers/{broker_name}')]),
+    _rule('pool:external_manager:show_secrets', '!',
+          'Show the secrets among the parameters of external managers '
+          '(values of keys such as password or token); without it they '
+          'read ******.',
+          [('GET', '/v1/external_managers'),
+           ('GET', '/v1/external_managers/{manager_name}')]),
     _rule('pool:profile:show_secrets', '!',
           'Show the secret params of profiles (those a profile names in '
           'secret_params, and values of keys such as password or token), '
@@ -533,7 +539,8 @@ def project_scope(list_all_rule: str) -> str | None:
 # The rule to read each kind of named object.
 READ_RULES = {'Pool': 'pool:pool:get', 'Profile': 'pool:profile:get',
               'Workflow': 'pool:workflow:get', 'Broker': 'pool:broker:get',
-              'Provider': 'pool:provider:get'}
+              'Provider': 'pool:provider:get',
+              'ExternalManager': 'pool:external_manager:get'}
 
 
 def check_readable(kind: str, names) -> None:

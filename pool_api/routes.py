@@ -13,6 +13,7 @@ from pool_api.handlers import deploy_templates
 from pool_api.handlers import drivers
 from pool_api.handlers import content
 from pool_api.handlers import events
+from pool_api.handlers import external_managers
 from pool_api.handlers import fleet
 from pool_api.handlers import handles
 from pool_api.handlers import indicators
@@ -62,6 +63,7 @@ POOL = '/v1/pools/<pool_name>'
 PROFILE = '/v1/profiles/<profile_name>'
 WORKFLOW = '/v1/workflows/<workflow_name>'
 BROKER = '/v1/brokers/<broker_name>'
+EXTERNAL_MANAGER = '/v1/external_managers/<manager_name>'
 PROVIDER = '/v1/providers/<provider_name>'
 CLAIM = '/v1/claims/<claim_ident>'
 TEMPLATE = '/v1/deploy_templates/<template_ident>'
@@ -547,6 +549,32 @@ ROUTES = [
               body='JSONPatch', errors=_MISSING)),
     Route(BROKER, 'DELETE', brokers.delete_broker,
           Doc('Delete a broker', 'brokers', status=204, errors=_WRITE)),
+    Route('/v1/external_managers', 'GET',
+          external_managers.list_external_managers,
+          Doc('List external managers', 'external_managers',
+              'ExternalManagerList')),
+    Route('/v1/external_managers', 'POST',
+          external_managers.create_external_manager,
+          Doc('Create an external manager', 'external_managers',
+              'ExternalManager', status=201, body='ExternalManagerCreate',
+              errors=_WRITE, location=True)),
+    Route(EXTERNAL_MANAGER, 'GET', external_managers.get_external_manager,
+          Doc('Show an external manager', 'external_managers',
+              'ExternalManager', errors=_MISSING)),
+    Route(EXTERNAL_MANAGER, 'PATCH',
+          external_managers.update_external_manager,
+          Doc('Update an external manager (JSON Patch)',
+              'external_managers', 'ExternalManager', body='JSONPatch',
+              errors=_MISSING)),
+    Route(EXTERNAL_MANAGER, 'DELETE',
+          external_managers.delete_external_manager,
+          Doc('Delete an external manager no node is shared with',
+              'external_managers', status=204, errors=_WRITE)),
+    Route(EXTERNAL_MANAGER + '/status', 'GET',
+          external_managers.get_external_manager_status,
+          Doc('The nodes of an external manager by external state, and '
+              'its last round', 'external_managers',
+              'ExternalManagerStatus', errors=_MISSING)),
 
     Route('/v1/providers', 'GET', providers.list_providers,
           Doc('List providers', 'providers', 'ProviderList')),

@@ -277,6 +277,27 @@ class Client:
     def broker_delete(self, broker: str) -> None:
         self.delete(_path('brokers', broker))
 
+    def external_manager_create(self, **fields) -> dict:
+        return self.post('/v1/external_managers', body=fields)
+
+    def external_manager_list(self) -> list:
+        return (self.get('/v1/external_managers')
+                or {}).get('external_managers') or []
+
+    def external_manager_get(self, manager: str) -> dict:
+        return self.get(_path('external_managers', manager))
+
+    def external_manager_update(self, manager: str, patch: list) -> dict:
+        """Change an external manager with a JSON Patch; its name is
+        fixed."""
+        return self.patch(_path('external_managers', manager), body=patch)
+
+    def external_manager_delete(self, manager: str) -> None:
+        self.delete(_path('external_managers', manager))
+
+    def external_manager_status(self, manager: str) -> dict:
+        return self.get(_path('external_managers', manager) + '/status')
+
     # Profiles and workflows ------------------------------------------------
 
     def profile_create(self, **fields) -> dict:

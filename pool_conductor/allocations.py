@@ -26,8 +26,10 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import slots as slots_db
+from pool_conductor.conf import CONF
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import external
 from pool_conductor import lifespans
 from pool_conductor import metrics
 from pool_conductor import payloads
@@ -109,12 +111,14 @@ def _named(conn, alloc, exclude=(), lock: bool = True) -> list:
                                      hold_until=_holds_until(alloc))
 
 
-def choose(conn, alloc, start: int, lock: bool = True) -> list:
+def choose(conn, alloc, start: int, lock: bool = True,
+           exclude=()) -> list:
     """The free node an allocation gets (a list of one, or empty): the
     node named as it, else the first match from the node id start on,
-    wrapping around; locked with lock (SKIP LOCKED)."""
-    return _named(conn, alloc, lock=lock) or _lock_free(conn, alloc, start,
-                                                        lock=lock)
+    wrapping around; locked with lock (SKIP LOCKED); none of exclude (the
+    ids of nodes passed over)."""
+    return (_named(conn, alloc, exclude, lock=lock)
+            or _lock_free(conn, alloc, start, exclude=exclude, lock=lock))
 
 
 def _outcome(alloc, host: str, state: str, actors: dict, node=None,
@@ -135,17 +139,24 @@ def _outcome(alloc, host: str, state: str, actors: dict, node=None,
         actor=actors.get(alloc.id))
 
 
-def _give(conn, pairs: list, host: str, actors: dict) -> None:
+def _give(conn, pairs: list, host: str, actors: dict,
+          values: dict | None = None, also: list | None = None) -> None:
     """Give locked free nodes to allocations through the binding writer
-    and make the allocations active; roll back if anything changed."""
+    and make the allocations active; roll back if anything changed.
+
+    :param values: node id -> other fields written with the grant.
+    :param also: other events of the same change.
+    """
+    values = values or {}
     grants = [binding.Grant(node=row, instance_uuid=alloc.uuid,
                             allocation_id=alloc.id,
-                            traits=tuple(alloc.traits or ()))
+                            traits=tuple(alloc.traits or ()),
+                            values=values.get(row.id))
               for alloc, row in pairs]
     outcomes = [_outcome(alloc, host, states.ALLOCATION_ACTIVE, actors,
                          node=row) for alloc, row in pairs]
-    if not binding.grant(conn, grants, free=True, also=outcomes,
-                         conductor=host):
+    if not binding.grant(conn, grants, free=True,
+                         also=(also or []) + outcomes, conductor=host):
         raise rounds.Rollback(BUSY)
     if not binding.activate(conn, grants, host):
         raise rounds.Rollback(GONE)
@@ -203,19 +214,30 @@ def allocate_one(context, alloc_id: int, host: str,
             alloc = allocs[0]
             if alloc.slot_node_id is not None:
                 return _start_window(conn, alloc, host, actors)
-            rows = choose(conn, alloc, pivot(max_node_id))
-            if not rows:
-                if free_nodes.for_allocation(conn, alloc, pool_of(alloc),
-                                             free_nodes.ANYWHERE,
-                                             lock=False,
-                                             hold_until=_holds_until(alloc)):
-                    return BUSY
-                _fail(conn, alloc, host,
-                      'No available nodes found %s' % _describe(alloc),
-                      actors)
-                return FAILED
-            _give(conn, [(alloc, rows[0])], host, actors)
-            return ALLOCATED
+            passed: list[int] = []
+            reasons: list[str] = []
+            rows = None
+            for _ in range(CONF.external_manager.acquire_attempts + 1):
+                rows = choose(conn, alloc, pivot(max_node_id), exclude=passed)
+                if not rows:
+                    break
+                acquired = _acquire(conn, alloc, rows[0], host, reasons)
+                if acquired is None:
+                    passed.append(rows[0].id)
+                    continue
+                _give(conn, [(alloc, rows[0])], host, actors, *acquired)
+                return ALLOCATED
+            if (rows is not None and not rows
+                    and free_nodes.for_allocation(
+                        conn, alloc, pool_of(alloc), free_nodes.ANYWHERE,
+                        lock=False, exclude=passed,
+                        hold_until=_holds_until(alloc))):
+                return BUSY
+            _fail(conn, alloc, host,
+                  'No available nodes found %s%s' % (
+                      _describe(alloc), ''.join(
+                          '; %s' % r for r in reasons)), actors)
+            return FAILED
     except rounds.Rollback as exc:
         return exc.args[0]
     except db_exc.DBDuplicateEntry:
@@ -240,10 +262,47 @@ def _start_window(conn, alloc, host: str, actors: dict) -> str:
               'The node held for the window was not free within '
               '[reservations] start_grace of its start', actors)
         return FAILED
-    _give(conn, [(alloc, rows[0])], host, actors)
+    reasons: list[str] = []
+    acquired = _acquire(conn, alloc, rows[0], host, reasons)
+    if acquired is None:
+        # Its external manager's hardware is not to be had now.
+        if not windows.overdue(alloc):
+            return windows.WAITING
+        windows.drop(conn, [alloc.id])
+        _fail(conn, alloc, host, 'The node held for the window could not '
+              'be acquired: %s' % '; '.join(reasons), actors)
+        return FAILED
+    _give(conn, [(alloc, rows[0])], host, actors, *acquired)
     events.record(conn, [windows.started(alloc, rows[0], host)],
                   conductor=host)
     return ALLOCATED
+
+
+def _acquire(conn, alloc, row, host: str, reasons: list):
+    """Acquire a candidate's hardware from its external manager, if it
+    has one, before the allocation becomes active: (values, events) for
+    _give(), or None to pass over the node. A node the other user took
+    meanwhile is held (and the next candidate tried): the race costs a
+    retry, never a failed deployment."""
+    if row.external_manager is None:
+        return {}, []
+    if external.skip_candidate(row):
+        reasons.append('node %s passed over: the state of its external '
+                       'manager %s is unknown' % (row.uuid,
+                                                  row.external_manager))
+        return None
+    try:
+        values = external.acquire_for_allocation(conn, row, alloc.uuid)
+    except exception.ExternalTaken as exc:
+        external.hold_taken(conn, row, host, 'taken by another user of '
+                            'external manager %s while allocation %s chose '
+                            'it' % (row.external_manager, alloc.uuid))
+        reasons.append('node %s: %s' % (row.uuid, exc))
+        return None
+    except exception.PoolException as exc:
+        reasons.append('node %s: %s' % (row.uuid, exc))
+        return None
+    return {row.id: values}, [external.acquired_event(row, values)]
 
 
 def _criteria(alloc) -> tuple:
@@ -286,6 +345,9 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
                                   hold_until=max(map(_holds_until, group)))
                 # Fewer nodes than allocations: the rest get none here.
                 pairs.extend(zip(group, rows, strict=False))
+            # Nodes shared with an external manager are acquired one by
+            # one: allocate_one() gives those.
+            pairs = [(a, r) for a, r in pairs if r.external_manager is None]
             if pairs:
                 _give(conn, pairs, host, actors or {})
             return {alloc.id for alloc, _ in pairs}
@@ -490,10 +552,16 @@ def destroy(context, ident: str) -> None:
     :raises: AllocationNotFound, NodeInWrongState when the node is active
         and not in maintenance, NodeLocked
     """
-    retry.on_deadlock(_destroy, context, ident)
+    node_id = retry.on_deadlock(_destroy, context, ident)
+    if node_id is not None:
+        # A node never deployed is idle at once: pool's claim at its
+        # external manager ends now (else after its cleaning).
+        external.release_idle(context, node_id)
 
 
-def _destroy(context, ident: str) -> None:
+def _destroy(context, ident: str) -> int | None:
+    """Delete the allocation; the id of its node shared with an external
+    manager where pool holds a claim, if it had one."""
     with db_api.writer_connection(context) as conn:
         current = allocations_db.find(conn, ident)
         if current is None:
@@ -504,7 +572,8 @@ def _destroy(context, ident: str) -> None:
             nodes = binding_db.lock_nodes(conn, [current.node_id])
             if nodes and nodes[0].allocation_id == current.id:
                 binding.release(conn, nodes)
-                return
+                return (nodes[0].id if nodes[0].external_claim is not None
+                        else None)
         slot = slots_db.of_allocation(conn, current.id)
         if slot is not None:
             # A scheduled allocation: its node's lock first, then its slot
@@ -518,6 +587,7 @@ def _destroy(context, ident: str) -> None:
         events.record(conn, [events.Event(
             'allocation', current.uuid, 'baremetal.allocation.delete.end',
             payload=payloads.allocation(current))])
+        return None
 
 
 class AllocationWorker:

@@ -51,6 +51,10 @@ class Grant:
     # node (its uuid is instance_uuid, its traits the traits above).
     allocation: dict | None = dataclasses.field(default=None,
                                                 compare=False)
+    # Other fields of the node written with the grant (pool's claim at
+    # its external manager); an instance_info here is merged into the
+    # node's.
+    values: dict | None = dataclasses.field(default=None, compare=False)
 
 
 def _changed(node, values: dict) -> dict:
@@ -100,6 +104,13 @@ def grant_values(conn, grants: list[Grant], request_actions=None,
         if grant.traits:
             values['instance_info'] = {**(node.instance_info or {}),
                                        'traits': list(grant.traits)}
+        if grant.values:
+            more = dict(grant.values)
+            if 'instance_info' in more:
+                more['instance_info'] = {
+                    **values.get('instance_info', node.instance_info or {}),
+                    **more['instance_info']}
+            values.update(more)
         changes[node.id] = values
     return changes
 

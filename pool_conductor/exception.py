@@ -439,3 +439,23 @@ class BrokerError(PoolException):
 
 class WindowConflict(Conflict):
     """%(err)s"""
+
+
+class ExternalDriverNotFound(Invalid):
+    """Unknown external manager driver %(name)s."""
+
+
+class ExternalManagerError(PoolException):
+    """External manager %(manager)s failed: %(reason)s"""
+
+    code = http.BAD_GATEWAY
+
+
+class ExternalTaken(ExternalManagerError):
+    """External manager %(manager)s: %(ref)s is taken by another user
+    there."""
+
+
+class ExternalHold(Conflict):
+    """Node %(node)s is held for its external manager (fault "%(fault)s");
+    the reconciler clears it when the manager frees the hardware."""

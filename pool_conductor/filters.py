@@ -23,7 +23,9 @@ MAX_KEY = 255
 # Filterable node fields; every other key names a param.
 TEXT_FIELDS = ('uuid', 'name', 'driver', 'resource_class',
                'provision_state', 'power_state', 'owner', 'lessee',
-               'instance_uuid', 'pool', 'pool_status', 'workflow', 'stage')
+               'instance_uuid', 'pool', 'pool_status', 'workflow', 'stage',
+               'fault', 'external_manager', 'external_ref',
+               'external_state')
 BOOLEAN_FIELDS = ('maintenance', 'runnable', 'pool_allocated')
 FIELDS = TEXT_FIELDS + BOOLEAN_FIELDS
 # Digital Rebar's pool params, derived from fields (pool_conductor.

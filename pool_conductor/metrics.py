@@ -132,6 +132,18 @@ class FleetCollector:
             actual.add_metric([pool], free.get((pool, 'Free'), 0))
         yield targets
         yield actual
+        shared = core.GaugeMetricFamily(
+            'pool_external_nodes', 'Nodes shared with an external manager, '
+            'by manager and external state (free, ours, theirs, gone, '
+            'unknown; unknown too before the first observation).',
+            labels=['manager', 'state'])
+        by_state: dict[tuple, int] = {}
+        for manager, state, count in counts['external']:
+            key = (manager, state or 'unknown')
+            by_state[key] = by_state.get(key, 0) + count
+        for key, count in sorted(by_state.items()):
+            shared.add_metric(list(key), count)
+        yield shared
         conductors = core.GaugeMetricFamily(
             'pool_conductors', 'Conductors by liveness (alive, dead).',
             labels=['state'])

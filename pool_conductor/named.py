@@ -10,7 +10,8 @@ from pool_conductor import payloads
 # The object type of each model's events.
 OBJECT_TYPES = {models.Pool: 'pool', models.Broker: 'broker',
                 models.Profile: 'profile', models.Workflow: 'workflow',
-                models.Provider: 'provider'}
+                models.Provider: 'provider',
+                models.ExternalManager: 'external_manager'}
 
 
 def event(model, action: str, obj, changes: dict | None = None,

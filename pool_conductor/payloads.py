@@ -23,7 +23,7 @@ NODE_FIELDS = (
     'last_error', 'extra', 'properties', 'chassis_uuid', 'created_at',
     'updated_at', 'console_enabled', 'clean_step', 'deploy_step',
     'conductor_group', 'retired', 'retired_reason', 'protected',
-    'protected_reason')
+    'protected_reason', 'fault')
 # The interfaces of NodePayload (all but firmware).
 NODE_INTERFACES = tuple(i for i in drivers.INTERFACES if i != 'firmware')
 # NodePayload's fields that a pool node has no column for, with what they
@@ -39,7 +39,8 @@ NODE_CONSTANTS = {
 }
 POOL_NODE_FIELDS = ('pool', 'pool_status', 'pool_allocated', 'workflow',
                     'stage', 'runnable', 'profiles', 'params',
-                    'allocation_uuid')
+                    'allocation_uuid', 'external_manager', 'external_ref',
+                    'external_state')
 ALLOCATION_FIELDS = (
     'uuid', 'name', 'node_uuid', 'state', 'last_error', 'owner',
     'resource_class', 'traits', 'candidate_nodes', 'extra', 'created_at',
@@ -220,6 +221,9 @@ NAMED_FIELDS = {
                 'created_at', 'updated_at'),
     'workflow': ('name', 'description', 'stages', 'created_at',
                  'updated_at'),
+    'external_manager': ('name', 'description', 'driver', 'enabled',
+                         'sync_interval', 'last_sync_at', 'last_error',
+                         'created_at', 'updated_at'),
     'provider': ('name', 'description', 'pool', 'defaults', 'template',
                  'validation', 'match_ignore', 'update_filters',
                  'lifespan', 'created_at', 'updated_at'),
@@ -232,7 +236,7 @@ def named(object_type: str, obj, changes: dict | None = None) -> dict:
     (PoolPayload, BrokerPayload, ...): its fields, a profile's secret
     params masked."""
     data = _data(obj, NAMED_FIELDS[object_type], changes)
-    if object_type == 'broker':
+    if object_type in ('broker', 'external_manager'):
         data['parameter_names'] = sorted(
             (changes or {}).get('parameters',
                                 getattr(obj, 'parameters', None)) or ())

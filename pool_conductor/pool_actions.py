@@ -167,12 +167,16 @@ def _allocatable_named(conn, pool: str, request: Request) -> list:
     :raises: NodeNotFound, InvalidState
     """
     nodes = binding_db.lock_nodes(conn, _named_ids(conn, request))
-    ok = [n for n in nodes if n.pool == pool and lifecycle.allocatable(n)]
+    # A node shared with an external manager is given only by the
+    # allocation worker, which acquires its hardware there.
+    ok = [n for n in nodes if n.pool == pool and lifecycle.allocatable(n)
+          and n.external_manager is None]
     if not request.partial_success:
         _check(nodes, lambda n: n in ok,
                'Cannot allocate nodes: only Free members of pool %s that '
                'an allocation could take (available, power state known, '
-               'not in maintenance, no instance, not locked) can be '
+               'not in maintenance, no instance, not locked, not shared '
+               'with an external manager) can be '
                'allocated' % pool)
     return ok
 

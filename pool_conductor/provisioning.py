@@ -23,6 +23,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import external
 from pool_conductor import nodes
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -38,11 +39,15 @@ FAIL_STATE_PARAM = 'fake/fail-state'
 STEP_FIELDS = {states.CLEANING: 'clean_step', states.DEPLOYING: 'deploy_step'}
 
 
-def begin(verb: str, now: datetime.datetime) -> dict:
+def begin(verb: str, now: datetime.datetime, node=None) -> dict:
     """The fields a verb sets: its first state and its target when it
-    passes through states in progress, else its result."""
+    passes through states in progress, else its result. A node shared
+    with an external manager is provided through cleaning, which cannot
+    be skipped: another user may have had its hardware."""
     result = states.VERBS[verb][1]
     first = states.FIRST_STATE.get(verb)
+    if verb == 'provide' and getattr(node, 'external_manager', None):
+        first = states.CLEANING
     return {'provision_state': first or result,
             'target_provision_state': result if first else None,
             'provision_updated_at': now, 'last_error': None}
@@ -168,10 +173,19 @@ def continue_node(context, node_id: int, actor=None,
     :raises: what the database raises
     """
     taken = 0
+    claimed = []
+
+    def stepping(node):
+        claimed.append(node.external_claim is not None)
+        return step(node)
     with events.acting(actor, host):
         while retry.on_deadlock(binding.provision_step, context, node_id,
-                                step):
+                                stepping):
             taken += 1
+        if taken and claimed[-1]:
+            # Cleaned: pool's claim at the node's external manager ends
+            # now.
+            external.release_idle(context, node_id, host)
     return taken
 
 

@@ -16,6 +16,7 @@ from pool_conductor import lifespans
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
+from pool_conductor import external
 from pool_conductor.manager import ConductorManager
 from pool_conductor import metrics
 from pool_conductor import notifications
@@ -67,6 +68,7 @@ class ConductorService:
         self._periodic_thread: threading.Thread | None = None
         self._metrics_server = None
         self.autofiller = AutoFiller(self.host)
+        self.reconciler = external.Reconciler(self.host)
         self.publisher = notifications.Publisher(self.host)
 
     def start(self) -> None:
@@ -117,6 +119,11 @@ class ConductorService:
         interval = CONF.reservations.check_interval
         if interval > 0:
             tasks.append(_periodic(self.check_reservations, interval))
+        interval = CONF.external_manager.sync_interval
+        if interval > 0:
+            # Each manager runs when its own interval has passed.
+            tasks.append(_periodic(self.check_external,
+                                   min(interval, 10)))
         tasks += self._event_tasks()
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
@@ -252,6 +259,15 @@ class ConductorService:
         """Periodic task: keep the pools this conductor fills within
         their bounds; never raises."""
         self.autofiller.check(self.context)
+
+    def check_external(self, force: bool = False) -> None:
+        """Periodic task: a round of each external manager this
+        conductor reconciles (taking those no live conductor does), then
+        the nodes they freed moved on through cleaning; never raises."""
+        done = self.reconciler.check(self.context, force)
+        provisioning.continue_nodes(
+            self.context, [i for r in done.values() for i in r.provided],
+            host=self.host)
 
     def check_workflows(self) -> None:
         """Periodic task: claim pool nodes and move them on in their

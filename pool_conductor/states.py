@@ -132,3 +132,23 @@ HANDLE_BUILDING = 'building'
 HANDLE_READY = 'ready'
 HANDLE_LOST = 'lost'
 HANDLE_STATES = (HANDLE_UNBOUND, HANDLE_BUILDING, HANDLE_READY, HANDLE_LOST)
+
+# What the reconciler of an external manager last saw of a node's
+# hardware there: nobody's, pool's claim, another user's, no longer
+# there, or not known (the manager did not answer for several rounds).
+EXTERNAL_FREE = 'free'
+EXTERNAL_OURS = 'ours'
+EXTERNAL_THEIRS = 'theirs'
+EXTERNAL_GONE = 'gone'
+EXTERNAL_UNKNOWN = 'unknown'
+EXTERNAL_STATES = (EXTERNAL_FREE, EXTERNAL_OURS, EXTERNAL_THEIRS,
+                   EXTERNAL_GONE, EXTERNAL_UNKNOWN)
+
+# A node's fault (Ironic's field, API 1.42): why pool put it in
+# maintenance. The external ones are set and cleared by the reconciler
+# only; a node in maintenance without one is the operator's.
+FAULT_EXTERNAL_HOLD = 'external hold'
+FAULT_EXTERNAL_CONFLICT = 'external conflict'
+FAULT_EXTERNAL_GONE = 'external gone'
+EXTERNAL_FAULTS = (FAULT_EXTERNAL_HOLD, FAULT_EXTERNAL_CONFLICT,
+                   FAULT_EXTERNAL_GONE)

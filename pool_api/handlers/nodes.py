@@ -24,6 +24,7 @@ from pool_conductor import deploy_checks
 from pool_conductor import deploy_templates
 from pool_conductor import drivers
 from pool_conductor import exception
+from pool_conductor import external
 from pool_conductor import filters as node_filters
 from pool_conductor import pool_params
 from pool_conductor import nodes as node_changes
@@ -91,7 +92,9 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
           'profiles', 'workflow', 'stage', 'runnable', 'broker',
           'broker_ref', 'broker_token', 'console_enabled', 'raid_config',
-          'target_raid_config', 'clean_step', 'deploy_step', 'links')
+          'target_raid_config', 'clean_step', 'deploy_step', 'fault',
+          'external_manager', 'external_ref', 'external_claim',
+          'external_state', 'links')
 SHORT_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                 'provision_state', 'maintenance', 'links')
 # Fields shown from the version 1.<minor> on.
@@ -115,6 +118,7 @@ NEW_FIELDS = {
     'protected_reason': PROTECTED,
     'retired': microversion.RETIRED,
     'retired_reason': microversion.RETIRED,
+    'fault': microversion.FAULT,
 }
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'provision_state', 'power_state', 'resource_class',
@@ -126,7 +130,8 @@ PATCHABLE = ('name', 'description', 'driver', 'resource_class',
              'chassis_uuid', 'instance_uuid', 'owner', 'lessee', 'params',
              'profiles', 'workflow', 'stage', 'runnable', 'maintenance',
              *drivers.FIELDS, 'conductor_group', 'automated_clean',
-             'protected', 'protected_reason', 'retired', 'retired_reason')
+             'protected', 'protected_reason', 'retired', 'retired_reason',
+             'external_manager', 'external_ref')
 PATCH_DEFAULTS = {'properties': {}, 'extra': {}, 'instance_info': {},
                   'driver_info': {}, 'params': {}, 'profiles': [],
                   'runnable': True, 'maintenance': False, 'retired': False,
@@ -155,6 +160,10 @@ _READ_ONLY_HINTS = {
     **{field: 'Cannot update %s via node patch: it is the broker that '
               'made the node.' % field
        for field in ('broker', 'broker_ref', 'broker_token')},
+    'fault': 'Cannot update fault via node patch: pool sets it.',
+    **{field: 'Cannot update %s via node patch: the reconciler of the '
+              'node\'s external manager sets it.' % field
+       for field in ('external_claim', 'external_state')},
 }
 CONDUCTOR_GROUP_RE = re.compile(r'^[a-zA-Z0-9_\-\.:]{0,255}$')
 POWER_TARGETS = {states.POWER_ON: states.POWER_ON,
@@ -264,6 +273,11 @@ def to_dict(node, fields=None, alive=None) -> dict:
         'target_raid_config': node.target_raid_config or {},
         'clean_step': node.clean_step or {},
         'deploy_step': node.deploy_step or {},
+        'fault': node.fault,
+        'external_manager': node.external_manager,
+        'external_ref': node.external_ref,
+        'external_claim': node.external_claim,
+        'external_state': node.external_state,
         'links': links.resource_links('nodes', node.uuid),
     }
     return render.select(values, fields)
@@ -336,6 +350,7 @@ def _filters() -> dict:
         'driver': _filter_arg('driver', DRIVER_FILTER),
         'conductor_group': _group_arg(_filter_arg('conductor_group',
                                                   CONDUCTOR_GROUP)),
+        'fault': _filter_arg('fault', microversion.FAULT),
         'instance_uuid': _filter_arg('instance_uuid'),
         'maintenance': params.get_bool('maintenance'),
         'retired': _retired_arg(),
@@ -485,6 +500,7 @@ def create_node():
     if 'chassis_uuid' in values:
         common.check_uuid(values['chassis_uuid'], 'chassis_uuid')
         values['chassis_id'] = _body_chassis(values.pop('chassis_uuid')).id
+    external.check_node_values(flask.g.context, values)
     values.update(
         provision_state=(states.ENROLL
                          if microversion.at_least(microversion.ENROLL)
@@ -668,6 +684,7 @@ def update_node(node_ident):
     if not changed:
         return flask.jsonify(hide_secrets(node, before))
     check_pool_references(changed, node)
+    external.check_node_values(context, changed, node)
     if 'owner' in changed or 'lessee' in changed:
         policy.authorize('baremetal:node:update_owner')
     shown = {}
@@ -894,7 +911,7 @@ def set_provision_state(node_ident):
     _check_provision_body(verb, body)
     if verb in DEPLOYING_VERBS:
         deploy_checks.check_instance_traits(node)
-    values = provisioning.begin(verb, db_api.utcnow())
+    values = provisioning.begin(verb, db_api.utcnow(), node)
     values.update(_verb_values(verb, node, body))
     provisioning.request(context, node, values,
                          flask.current_app.config['RPCAPI'])
@@ -920,6 +937,8 @@ def set_maintenance(node_ident):
 
 def unset_maintenance(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:clear_maintenance')
+    if node.fault in states.EXTERNAL_FAULTS:
+        raise exception.ExternalHold(node=node.uuid, fault=node.fault)
     retry.on_node_locked(node_changes.update, flask.g.context, node, {
         'maintenance': False, 'maintenance_reason': None})
     return '', 202

@@ -37,6 +37,9 @@ _FIELDS = {
        for name in ('bios', 'boot', 'console', 'deploy', 'firmware',
                     'inspect', 'management', 'network', 'power', 'raid',
                     'rescue', 'storage', 'vendor')},
+    'external_manager': common.NULLABLE_NAME,
+    'external_ref': {'type': ['string', 'null'], 'minLength': 1,
+                     'maxLength': 255},
 }
 
 # Fields of Ironic's node creation that pool's nodes do not have (no
@@ -207,6 +210,7 @@ FILTERS = {
     'driver': {'type': 'string', 'maxLength': 255},
     'conductor_group': {'type': 'string', 'maxLength': 255},
     'conductor': {'type': 'string', 'maxLength': 255},
+    'fault': {'type': 'string', 'maxLength': 255},
     'instance_uuid': {'type': 'string', 'maxLength': 36},
     'chassis_uuid': {'type': 'string', 'maxLength': 36},
     'maintenance': {'type': 'boolean'},

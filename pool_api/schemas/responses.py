@@ -89,6 +89,13 @@ NODE_FIELDS = {
     'target_raid_config': _OBJECT,
     'clean_step': _OBJECT,
     'deploy_step': _OBJECT,
+    'fault': _NULLABLE_STRING,
+    'external_manager': _NULLABLE_STRING,
+    'external_ref': _NULLABLE_STRING,
+    'external_claim': _NULLABLE_STRING,
+    'external_state': {'type': ['string', 'null'],
+                       'enum': ['free', 'ours', 'theirs', 'gone',
+                                'unknown', None]},
     'links': _LINKS,
 }
 
@@ -228,6 +235,12 @@ PROFILE_FIELDS = {**_NAMED_COMMON, 'params': _OBJECT,
 WORKFLOW_FIELDS = {**_NAMED_COMMON, 'stages': _STRINGS, **_NAMED_TAIL}
 BROKER_FIELDS = {**_NAMED_COMMON, 'driver': STRING, 'parameters': _OBJECT,
                  **_NAMED_TAIL}
+EXTERNAL_MANAGER_FIELDS = {
+    **_NAMED_COMMON, 'driver': STRING, 'parameters': _OBJECT,
+    'enabled': _BOOLEAN, 'sync_interval': {'type': ['integer', 'null']},
+    'conductor_affinity': _NULLABLE_STRING,
+    'last_sync_at': _NULLABLE_TIMESTAMP, 'last_error': _NULLABLE_STRING,
+    'error_streak': {'type': 'integer'}, **_NAMED_TAIL}
 PROVIDER_FIELDS = {
     **_NAMED_COMMON,
     'pool': STRING,
@@ -663,6 +676,19 @@ SCHEMAS = {
     **_named(PROFILE_FIELDS, 'profiles', 'Profile'),
     **_named(WORKFLOW_FIELDS, 'workflows', 'Workflow'),
     **_named(BROKER_FIELDS, 'brokers', 'Broker'),
+    **_named(EXTERNAL_MANAGER_FIELDS, 'external_managers',
+             'ExternalManager'),
+    'ExternalManagerStatus': _object({
+        'name': STRING,
+        'states': _object({s: {'type': 'integer'}
+                           for s in states.EXTERNAL_STATES},
+                          required=states.EXTERNAL_STATES),
+        'last_sync_at': _NULLABLE_TIMESTAMP,
+        'last_error': _NULLABLE_STRING,
+        'error_streak': {'type': 'integer'},
+        'conductor': _NULLABLE_STRING,
+    }, required=('name', 'states', 'last_sync_at', 'last_error',
+                 'error_streak', 'conductor')),
     **_named(PROVIDER_FIELDS, 'providers', 'Provider'),
     'Claim': _object(
         CLAIM_FIELDS, required=('links',),

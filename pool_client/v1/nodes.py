@@ -13,7 +13,9 @@ FIELDS = ('uuid', 'name', 'description', 'driver', 'resource_class',
           'target_power_state', 'maintenance', 'maintenance_reason',
           'owner', 'lessee', 'reservation', 'last_error', 'created_at',
           'updated_at', 'pool', 'pool_status', 'pool_allocated', 'params',
-          'profiles', 'workflow', 'stage', 'runnable')
+          'profiles', 'workflow', 'stage', 'runnable', 'fault',
+          'external_manager', 'external_ref', 'external_claim',
+          'external_state')
 LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                'provision_state', 'maintenance')
 SORT_KEYS = ('uuid', 'name', 'created_at', 'updated_at', 'provision_state',
@@ -80,6 +82,13 @@ class CreateNode(command.ShowOne):
         parser.add_argument(
             '--description', metavar='<description>',
             help='Description of the node.')
+        parser.add_argument(
+            '--external-manager', metavar='<manager>',
+            help='Name the external manager that owns the node\'s hardware.')
+        parser.add_argument(
+            '--external-ref', metavar='<ref>',
+            help='Give the id of the node\'s hardware in its external '
+                 'manager.')
         return parser
 
     def take_action(self, parsed_args):
@@ -87,7 +96,8 @@ class CreateNode(command.ShowOne):
         client = self.app.client_manager.pool
         fields = {k: getattr(parsed_args, k)
                   for k in ('driver', 'name', 'uuid', 'resource_class',
-                            'owner', 'lessee', 'description')
+                            'owner', 'lessee', 'description',
+                            'external_manager', 'external_ref')
                   if getattr(parsed_args, k) is not None}
         for key in ('properties', 'extra'):
             if getattr(parsed_args, key):
@@ -226,6 +236,13 @@ class SetNode(command.Command):
         parser.add_argument(
             '--description', metavar='<description>',
             help='Set the description of the node.')
+        parser.add_argument(
+            '--external-manager', metavar='<manager>',
+            help='Set the external manager that owns the node\'s hardware.')
+        parser.add_argument(
+            '--external-ref', metavar='<ref>',
+            help='Set the id of the node\'s hardware in its external '
+                 'manager.')
         return parser
 
     def take_action(self, parsed_args):
@@ -233,7 +250,8 @@ class SetNode(command.Command):
         client = self.app.client_manager.pool
         patch = utils.set_patch(
             parsed_args, ('name', 'resource_class', 'driver',
-                          'instance_uuid', 'owner', 'lessee', 'description'),
+                          'instance_uuid', 'owner', 'lessee', 'description',
+                          'external_manager', 'external_ref'),
             {'properties': 'properties', 'extra': 'extra'})
         utils.send_patch(self.log, client.node_update, parsed_args.node,
                          patch)
@@ -253,7 +271,9 @@ class UnsetNode(command.Command):
                              ('--instance-uuid', 'instance UUID'),
                              ('--owner', 'owner'),
                              ('--lessee', 'lessee'),
-                             ('--description', 'description')):
+                             ('--description', 'description'),
+                             ('--external-manager', 'external manager'),
+                             ('--external-ref', 'external reference')):
             parser.add_argument(
                 option, action='store_true', default=False,
                 help='Unset the %s of the node.' % what)
@@ -273,7 +293,8 @@ class UnsetNode(command.Command):
         client = self.app.client_manager.pool
         patch = utils.unset_patch(
             parsed_args, ('name', 'resource_class', 'instance_uuid',
-                          'owner', 'lessee', 'description'),
+                          'owner', 'lessee', 'description',
+                          'external_manager', 'external_ref'),
             {'properties': 'properties', 'extra': 'extra'})
         utils.send_patch(self.log, client.node_update, parsed_args.node,
                          patch, 'unset')

@@ -11,6 +11,7 @@ from pool_conductor.conf import database
 from pool_conductor.conf import default
 from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
+from pool_conductor.conf import external_manager
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
 from pool_conductor.conf import reservations
@@ -26,6 +27,7 @@ console.register_opts(CONF)
 dashboard.register_opts(CONF)
 database.register_opts(CONF)
 exec_broker.register_opts(CONF)
+external_manager.register_opts(CONF)
 pool.register_opts(CONF)
 provisioner.register_opts(CONF)
 reservations.register_opts(CONF)

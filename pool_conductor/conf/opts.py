@@ -8,6 +8,7 @@ from pool_conductor.conf import dashboard
 from pool_conductor.conf import default
 from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
+from pool_conductor.conf import external_manager
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
 from pool_conductor.conf import reservations
@@ -24,6 +25,7 @@ def list_opts():
         ('dashboard', dashboard.opts),
         ('events', events.opts),
         ('exec_broker', exec_broker.opts),
+        ('external_manager', external_manager.opts),
         ('pool', pool.opts),
         ('provisioner', provisioner.opts),
         ('reservations', reservations.opts),

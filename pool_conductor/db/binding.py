@@ -51,7 +51,8 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'profiles', 'workflow', 'stage', 'runnable', 'stage_updated_at',
     'console_enabled', 'clean_step', 'deploy_step', 'provision_steps',
     'target_raid_config', 'raid_config', 'retired', 'pool_wait_deadline',
-    'pool_wait_timed_out'))
+    'pool_wait_timed_out', 'fault', 'external_manager', 'external_ref',
+    'external_claim', 'external_state'))
 
 # The allocate actions of a node's pool, read with the node by the
 # searches for free nodes (a sub-select does not lock the pool's row).

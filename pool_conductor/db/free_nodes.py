@@ -69,6 +69,11 @@ UNBOOKED = _NODES.c.booked_from.is_(None)
 FREE_UNTIL = sa.or_(UNBOOKED, _NODES.c.booked_from >= sa.bindparam(
     'hold_until', FOREVER, type_=models.Node.booked_from.type))
 
+# A node no external manager shares: claims and pool actions give nodes
+# without acquiring their hardware there, so they pass over shared ones
+# (the allocation worker acquires it).
+UNSHARED = _NODES.c.external_manager.is_(None)
+
 # Where a search for an allocation looks: the node named as the
 # allocation, nodes from a start id on, nodes before it, or anywhere.
 BY_NAME, FROM_PIVOT, BEFORE_PIVOT, ANYWHERE = 'name', 'from', 'before', 'any'
@@ -214,10 +219,10 @@ def matching(conn, pool: str, resource_class: str | None, traits,
              project: str | None = None) -> list[sa.Row]:
     """Free members of a pool of the resource class (any with None), with
     every trait, whose params equal params (scalars), in id order from
-    after on, not in exclude; locked with lock; only those a project owns
-    or leases when project is given."""
+    after on, not in exclude, no external manager shares; locked with
+    lock; only those a project owns or leases when project is given."""
     node = _NODES.c
-    q = _with_traits(_select(node.pool == pool, node.id > after,
+    q = _with_traits(_select(node.pool == pool, node.id > after, UNSHARED,
                              *_of_project(project)),
                      traits).order_by(node.id).limit(limit)
     if resource_class is not None:
@@ -238,7 +243,7 @@ def made_with(conn, pool: str, token_prefix: str, exclude=(),
     leases when project is given."""
     node = _NODES.c
     q = _select(node.pool == pool,
-                node.broker_token.like(token_prefix + '%'),
+                node.broker_token.like(token_prefix + '%'), UNSHARED,
                 *_of_project(project)).order_by(node.id).limit(1)
     if exclude:
         q = q.where(node.id.not_in(list(exclude)))
@@ -248,13 +253,14 @@ def made_with(conn, pool: str, token_prefix: str, exclude=(),
 def filtered(conn, pool: str, count: int | None, filters: list,
              project: str | None = None) -> list[sa.Row]:
     """Up to count (all with None) Free members of a pool matching the
-    filters (Digital Rebar's), in id order, locked; only those a project
-    owns or leases when project is given.
+    filters (Digital Rebar's) that no external manager shares, in id
+    order, locked; only those a project owns or leases when project is
+    given.
 
     :raises: FilterTimeout, FilterRefused
     """
-    q = _select(_NODES.c.pool == pool, *_of_project(project)).order_by(
-        _NODES.c.id).limit(count)
+    q = _select(_NODES.c.pool == pool, UNSHARED,
+                *_of_project(project)).order_by(_NODES.c.id).limit(count)
     seconds = None
     if filters:
         q = q.where(node_filters.to_sql(conn.dialect.name, filters))

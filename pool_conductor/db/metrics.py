@@ -28,6 +28,7 @@ def fleet(context, heartbeat_timeout: int) -> dict:
     members: [(pool, pool_status, count)]
     allocations, claims: [(state, count)]
     autofill: [(pool, autofill document)]
+    external: [(external manager, external state, count)]
     conductors: [(hostname, alive)]
     stranded: {kind: count} of work held by conductors not alive
     events: (unsequenced, unpublished, oldest unpublished created_at)
@@ -77,6 +78,12 @@ def _fleet(session, heartbeat_timeout: int) -> dict:
         'autofill': [tuple(r) for r in session.execute(
             sa.select(_POOLS.c.name, _POOLS.c.autofill)
             .where(_POOLS.c.broker.is_not(None))).all()],
+        'external': [tuple(r) for r in session.execute(
+            sa.select(_NODES.c.external_manager, _NODES.c.external_state,
+                      sa.func.count())
+            .where(_NODES.c.external_manager.is_not(None))
+            .group_by(_NODES.c.external_manager,
+                      _NODES.c.external_state)).all()],
         'conductors': conductors,
         'stranded': stranded,
         'events': (unsequenced, unpublished[0], unpublished[1]),

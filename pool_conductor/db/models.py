@@ -80,6 +80,11 @@ class Node(TimestampMixin, Base):
         # The nodes of a chassis: its listing, and the check before its
         # deletion.
         sa.Index('nodes_chassis_id_idx', 'chassis_id'),
+        # The nodes of an external manager: its reconciler's round.
+        sa.Index('nodes_external_manager_idx', 'external_manager', 'id'),
+        sa.Index('nodes_fault_idx', 'fault'),
+        sa.UniqueConstraint('external_manager', 'external_ref',
+                            name='uniq_nodes0external_manager0ref'),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
         sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
@@ -234,6 +239,29 @@ class Node(TimestampMixin, Base):
     # The chassis the node is in, if any (Ironic's chassis_uuid).
     chassis_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('chassis.id', name='nodes_chassis_id_fkey'))
+    # Why a node is in maintenance, as a machine reads it (Ironic's fault,
+    # API 1.42): set by pool only, never by a PATCH.
+    fault: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    # Hardware shared with an external manager: the manager, the node's
+    # reference there, the token of pool's claim there while pool uses
+    # it, what the last observation saw (free, ours, theirs, gone,
+    # unknown), since when, and the streaks of observations seeing it
+    # free or failing.
+    external_manager: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    external_ref: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    external_claim: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    external_state: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(15))
+    external_observed_at: orm.Mapped[datetime.datetime | None] = (
+        orm.mapped_column(sa.DateTime))
+    external_state_since: orm.Mapped[datetime.datetime | None] = (
+        orm.mapped_column(sa.DateTime))
+    external_free_streak: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, default=0, nullable=False, server_default='0')
+    external_error_streak: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, default=0, nullable=False, server_default='0')
     # Bumped by every update; updates compare and swap on it.
     generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                                     nullable=False)
@@ -504,6 +532,34 @@ class Broker(TimestampMixin, Base):
     driver: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     parameters: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
                                                             default=dict)
+
+
+class ExternalManager(TimestampMixin, Base):
+    """A system that owns hardware pool shares: a driver and its
+    parameters, and the state of its reconciliation."""
+    __tablename__ = 'external_managers'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_external_managers0name'),)
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    driver: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    parameters: orm.Mapped[dict | None] = orm.mapped_column(JSONType,
+                                                            default=dict)
+    enabled: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True,
+                                                  nullable=False)
+    # Seconds between two rounds of its reconciler (None: the option).
+    sync_interval: orm.Mapped[int | None] = orm.mapped_column(sa.Integer)
+    # The conductor that reconciles it, taken when none alive does.
+    conductor_affinity: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(255))
+    last_sync_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime)
+    last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    # Consecutive rounds whose observation failed.
+    error_streak: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, default=0, nullable=False, server_default='0')
 
 
 class Profile(TimestampMixin, Base):

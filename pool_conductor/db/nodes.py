@@ -87,7 +87,7 @@ def list_nodes(context, filters: dict, limit: int | None = None,
     with api.reader(context) as session:
         q = sa.select(node)
         for key in ('provision_state', 'resource_class', 'owner', 'lessee',
-                    'driver', 'conductor_group'):
+                    'driver', 'conductor_group', 'fault'):
             if filters.get(key) is not None and hasattr(node, key):
                 q = q.where(getattr(node, key) == filters[key])
         for key in ('maintenance', 'retired'):

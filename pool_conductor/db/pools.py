@@ -12,7 +12,8 @@ DEFAULT_POOL = models.DEFAULT_POOL
 # The kind of each named object, as error messages call it.
 _POOLS = models.Pool.__table__
 KINDS = {models.Pool: 'Pool', models.Profile: 'Profile',
-         models.Workflow: 'Workflow', models.Broker: 'Broker'}
+         models.Workflow: 'Workflow', models.Broker: 'Broker',
+         models.ExternalManager: 'ExternalManager'}
 
 
 def _get(session, model, name: str, lock: dict | None = None):
@@ -168,6 +169,10 @@ def _users(session, model, name: str) -> str | None:
         uuid = session.scalar(sa.select(node.uuid).where(
             node.broker == name).limit(1))
         return 'node %s was made by it' % uuid if uuid else None
+    if model is models.ExternalManager:
+        uuid = session.scalar(sa.select(node.uuid).where(
+            node.external_manager == name).limit(1))
+        return 'node %s is shared with it' % uuid if uuid else None
     column = (node.workflow == name if model is models.Workflow
               else _json_list_contains(node.profiles, name))
     uuid = session.scalar(sa.select(node.uuid).where(column).limit(1))

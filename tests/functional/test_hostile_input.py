@@ -31,7 +31,8 @@ SLOW_NAME = 'x' + 'a' * 30 + 'b'
 PATH_VALUES = {'node_ident': NODE, 'pool_name': 'p1', 'trait': 'CUSTOM_T',
                'allocation_ident': 'a1', 'profile_name': 'pr1',
                'workflow_name': 'w1', 'hostname': 'h1', 'broker_name': 'b1',
-               'provider_name': 'pv1', 'claim_ident': 'c1'}
+               'provider_name': 'pv1', 'claim_ident': 'c1',
+               'manager_name': 'm1'}
 
 BODIES = {
     'malformed': b'{"name": ',
@@ -276,6 +277,9 @@ class HostileInputMixin:
                 ('/v1/ports', {'node_uuid': node_uuid,
                                'address': '52:54:00:00:00:01'}),
                 ('/v1/brokers', {'name': 'b1', 'driver': 'fake'}),
+                ('/v1/external_managers', {
+                    'name': 'm1', 'driver': 'fake',
+                    'parameters': {'path': '/nonexistent'}}),
                 ('/v1/providers', {'name': 'pv1', 'pool': 'p1'}),
                 *(('/v1/providers', {'name': name, 'pool': 'p1', **fields})
                   for name, (fields, _, _) in HOSTILE_PROVIDERS.items()),

@@ -1,13 +1,14 @@
 """A check on the unit tests' engine: a committed transaction that
-changes nodes, allocations, pools, claims or ports without inserting an
-event is a change without its event."""
+changes nodes, allocations, pools, claims, ports or external managers
+without inserting an event is a change without its event."""
 import contextlib
 import re
 
 import fixtures
 import sqlalchemy as sa
 
-WATCHED = frozenset(('nodes', 'allocations', 'pools', 'claims', 'ports'))
+WATCHED = frozenset(('nodes', 'allocations', 'pools', 'claims', 'ports',
+                     'external_managers'))
 # Writes that change no state a user watches, by table: the columns an
 # UPDATE may set alone. Locks (a conductor's reservation of a node) and
 # the conductor that works on a row (given to a row without one; taking
@@ -18,6 +19,10 @@ NOT_STATE = {
     'allocations': frozenset(('conductor_affinity', 'updated_at')),
     'claims': frozenset(('conductor_affinity', 'updated_at')),
     'pools': frozenset(('autofill_conductor', 'updated_at')),
+    # A round of a manager's reconciler that found it answering as
+    # before.
+    'external_managers': frozenset(('conductor_affinity', 'last_sync_at',
+                                    'updated_at')),
 }
 _WRITE = re.compile(r'^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"?(\w+)"?',
                     re.I)

@@ -65,6 +65,8 @@ BODIES = {
                           '"properties": {"k": %%s}}' % NODE_UUID,
     'BrokerCreate': '{"name": "b2", "driver": "fake", "parameters": '
                     '{"k": %s}}',
+    'ExternalManagerCreate': '{"name": "m2", "driver": "fake", '
+                             '"parameters": {"path": "/x", "k": %s}}',
     'ProviderCreate': '{"name": "pv2", "pool": "web", '
                       '"defaults": {"params": {"k": %s}}}',
     'ClaimCreate': '{"resources": [{"provider": "pv", '
@@ -83,6 +85,7 @@ PATCH_ROOTS = {
     '/v1/profiles/<profile_name>': '/params/k',
     '/v1/workflows/<workflow_name>': '/description',
     '/v1/brokers/<broker_name>': '/parameters/k',
+    '/v1/external_managers/<manager_name>': '/parameters/k',
     '/v1/providers/<provider_name>': '/defaults/params/k',
     '/v1/claims/<claim_ident>': '/resources/0/template/params/k',
     '/v1/deploy_templates/<template_ident>': '/extra/k',
@@ -103,7 +106,9 @@ class TestBodyBoundary(base.APITestCase):
                 ('pools', {'name': 'web'}),
                 ('profiles', {'name': 'big', 'params': {'a': 1}}),
                 ('workflows', {'name': 'wf', 'stages': []}),
-                ('brokers', {'name': 'cloud', 'driver': 'fake'})):
+                ('brokers', {'name': 'cloud', 'driver': 'fake'}),
+                ('external_managers', {'name': 'lab', 'driver': 'fake',
+                                       'parameters': {'path': '/x'}})):
             resp = self.post('/v1/' + collection, body)
             self.assertEqual(201, resp.status_code, resp.get_data())
         resp = self.post('/v1/allocations', {'resource_class': 'rc',
@@ -148,7 +153,8 @@ class TestBodyBoundary(base.APITestCase):
                             'portgroup_ident': 'pg1',
                             'connector_uuid': connector_uuid,
                             'target_uuid': target_uuid,
-                            'chassis_uuid': chassis_uuid}
+                            'chassis_uuid': chassis_uuid,
+                            'manager_name': 'lab'}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],
@@ -170,7 +176,7 @@ class TestBodyBoundary(base.APITestCase):
                     for t in models.Base.metadata.sorted_tables}
 
     def test_the_table_covers_every_body(self):
-        self.assertEqual(45, len(body_routes()))
+        self.assertEqual(47, len(body_routes()))
 
     def test_bad_values_are_400_and_store_nothing(self):
         before = self.snapshot()

@@ -89,7 +89,9 @@ class TestCreate(NodeAPITestCase):
              'power_interface', 'raid_interface', 'rescue_interface',
              'storage_interface', 'vendor_interface', 'conductor_group',
              'conductor', 'retired', 'retired_reason', 'automated_clean',
-             'protected', 'protected_reason'}, set(body))
+             'protected', 'protected_reason', 'fault', 'external_manager',
+             'external_ref', 'external_claim', 'external_state'},
+            set(body))
 
     def test_create_with_given_uuid(self):
         node_uuid = str(uuid.uuid4())

@@ -27,6 +27,8 @@ from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import content as content_schemas
+from pool_api.schemas import external_managers as \
+    external_manager_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
@@ -248,6 +250,10 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 validation.PATCH_SCHEMA,
             ('/v1/brokers', 'post'): broker_schemas.BROKER_CREATE,
             ('/v1/brokers/{broker_name}', 'patch'): validation.PATCH_SCHEMA,
+            ('/v1/external_managers', 'post'):
+                external_manager_schemas.EXTERNAL_MANAGER_CREATE,
+            ('/v1/external_managers/{manager_name}', 'patch'):
+                validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/returnToPool', 'post'):
                 pool_schemas.ACTION,
             ('/v1/ports', 'post'): port_schemas.CREATE,

@@ -236,7 +236,10 @@ CASES = [
     for kind, create in (('pools', {'name': 'p1'}),
                          ('profiles', {'name': 'p1'}),
                          ('workflows', {'name': 'w1', 'stages': []}),
-                         ('brokers', {'name': 'b1', 'driver': 'fake'}))
+                         ('brokers', {'name': 'b1', 'driver': 'fake'}),
+                         ('external_managers',
+                          {'name': 'm1', 'driver': 'fake',
+                           'parameters': {'path': '/nonexistent'}}))
     for method, path, body, expected in (
         ('GET', '/v1/%(kind)s', None, SYSTEM_READER_ONLY),
         ('POST', '/v1/%(kind)s', create, SYSTEM_ADMIN_ONLY),
@@ -247,6 +250,8 @@ CASES = [
         ('DELETE', '/v1/%(kind)s/{%(kind)s}', None, SYSTEM_ADMIN_ONLY))
 ] + [
     ('GET', '/v1/pools/{pools}/status', None, SYSTEM_READER_ONLY),
+    ('GET', '/v1/external_managers/{external_managers}/status', None,
+     SYSTEM_READER_ONLY),
 ] + [('POST', '/v1/pools/{pools}/%s' % action, {}, SYSTEM_ADMIN_ONLY)
      for action in ('addMachines', 'removeMachines', 'allocateMachines',
                     'returnMachines')] + [
@@ -314,6 +319,7 @@ def _placeholders(rule: str) -> str:
                         ('<profile_name>', '{profiles}'),
                         ('<workflow_name>', '{workflows}'),
                         ('<broker_name>', '{brokers}'),
+                        ('<manager_name>', '{external_managers}'),
                         ('<provider_name>', '{providers}'),
                         ('<claim_ident>', '{claim}'),
                         ('<template_ident>', '{template}'),
@@ -377,7 +383,9 @@ class PolicyTestCase(base.APITestCase):
                 ('pools', models.Pool, {}),
                 ('profiles', models.Profile, {}),
                 ('workflows', models.Workflow, {}),
-                ('brokers', models.Broker, {'driver': 'fake'})):
+                ('brokers', models.Broker, {'driver': 'fake'}),
+                ('external_managers', models.ExternalManager,
+                 {'driver': 'fake'})):
             if '{%s}' % kind in path:
                 ids[kind] = pools_db.create(self.context, model, {
                     'name': '%s-%s' % (kind, uuid.uuid4().hex[:8]),

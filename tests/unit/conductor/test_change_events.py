@@ -19,7 +19,9 @@ from pool_conductor import workflows
 from tests.unit.api import base
 from tests.unit.api import test_claims
 from tests.unit.api import test_windows
+from pool_conductor.external_managers import fake
 from tests.unit.conductor import test_autofill
+from tests.unit.conductor import test_external
 from tests.unit import unrecorded
 
 HOUR = datetime.timedelta(hours=1)
@@ -720,3 +722,39 @@ class ContentEventsTestCase(Watched, base.APITestCase):
         # The same document again changes nothing, and records nothing.
         self.post('/v1/content', document)
         self.assertEqual(6, len(recorded(self.context)))
+
+
+class ExternalManagerEventsTestCase(Watched, test_external.ExternalTestBase):
+    """The allocation path and the reconciler of shared hardware record
+    an event with each write."""
+
+    def test_claims_holds_frees_conflicts_and_outages(self):
+        node = self.shared_node('sh-1')
+        other = self.shared_node('sh-2')
+        fake.take(self.world, 'sh-2')
+        _, alloc = self.allocate(candidate_nodes=[other.uuid, node.uuid])
+        self.assertEqual(node.uuid, alloc.node_uuid)
+        self.put('/v1/nodes/%s/states/provision' % node.uuid,
+                 {'target': 'active'})
+        self.finish_provisioning()
+        fake.take(self.world, 'sh-1')
+        self.round()
+        fake.free(self.world, 'sh-2')
+        self.round()
+        self.round()
+        fake.set_failing(self.world, True)
+        for _ in range(3):
+            self.round()
+        found = {e.event_type for e in recorded(self.context)}
+        self.assertLessEqual({
+            'pool.node.external.acquire.success', 'pool.node.external.taken',
+            'pool.node.external.conflict', 'pool.node.external.freed',
+            'pool.node.external.unknown', 'pool.external_manager.sync.error',
+        }, found)
+
+    def test_release_records_its_event(self):
+        self.shared_node('sh-1')
+        _, alloc = self.allocate()
+        self.delete('/v1/allocations/%s' % alloc.uuid)
+        self.assertTrue(recorded(
+            self.context, event_type='pool.node.external.release.success'))
