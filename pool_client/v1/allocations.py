@@ -16,25 +16,30 @@ SORT_KEYS = ('uuid', 'name', 'state', 'resource_class', 'owner',
 ERROR = 'error'
 
 
+def _request_arguments(parser):
+    """The arguments of what an allocation asks for."""
+    parser.add_argument(
+        '--resource-class', metavar='<resource_class>',
+        help='Resource class to request.')
+    parser.add_argument(
+        '--trait', metavar='<trait>', action='append', dest='traits',
+        help='A trait to request. Can be specified multiple times.')
+    parser.add_argument(
+        '--candidate-node', metavar='<node>', action='append',
+        dest='candidate_nodes',
+        help='A candidate node for this allocation. Can be specified '
+             'multiple times. If at least one is specified, only these '
+             'nodes are considered for the allocation.')
+    return parser
+
+
 class CreateAllocation(command.ShowOne):
     """Create a new allocation: reserve a node of the pool."""
 
     log = logging.getLogger(__name__ + '.CreateAllocation')
 
     def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument(
-            '--resource-class', metavar='<resource_class>',
-            help='Resource class to request.')
-        parser.add_argument(
-            '--trait', metavar='<trait>', action='append', dest='traits',
-            help='A trait to request. Can be specified multiple times.')
-        parser.add_argument(
-            '--candidate-node', metavar='<node>', action='append',
-            dest='candidate_nodes',
-            help='A candidate node for this allocation. Can be specified '
-                 'multiple times. If at least one is specified, only these '
-                 'nodes are considered for the allocation.')
+        parser = _request_arguments(super().get_parser(prog_name))
         parser.add_argument(
             '--name', metavar='<name>',
             help='Unique name of the allocation.')
@@ -125,18 +130,7 @@ class PreviewAllocation(command.ShowOne):
     log = logging.getLogger(__name__ + '.PreviewAllocation')
 
     def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument(
-            '--resource-class', metavar='<resource_class>',
-            help='Resource class to request.')
-        parser.add_argument(
-            '--trait', metavar='<trait>', action='append', dest='traits',
-            help='A trait to request. Can be specified multiple times.')
-        parser.add_argument(
-            '--candidate-node', metavar='<node>', action='append',
-            dest='candidate_nodes',
-            help='Only consider this node. Can be specified multiple '
-                 'times.')
+        parser = _request_arguments(super().get_parser(prog_name))
         parser.add_argument(
             '--name', metavar='<name>',
             help='The name of the allocation: a free node of this name is '
