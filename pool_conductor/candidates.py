@@ -13,6 +13,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import candidates as candidates_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import external
 from pool_conductor import windows
 
 CONF = cfg.CONF
@@ -37,6 +38,9 @@ class Request:
     # plus the margin (windows.hold_until).
     lifespan_end: datetime.datetime | None = None
     post_margin: int | None = None
+    # Nodes whose external manager's state is unknown are passed over
+    # ([external_manager] unknown_blocks_allocation).
+    skip_unknown_external: bool = False
 
     @property
     def hold_until(self) -> datetime.datetime:
@@ -74,17 +78,38 @@ def preview(context, request: Request, project: str | None = None,
     if request.post_margin is None:
         request = dataclasses.replace(
             request, post_margin=pool.reservation_post_margin)
+    request = dataclasses.replace(
+        request,
+        skip_unknown_external=CONF.external_manager.unknown_blocks_allocation)
     cap = CONF.api.max_allocation_candidates
     as_of = db_api.utcnow()
     rejected, rows, matching = candidates_db.preview(
         context, request, project, min(limit or cap, cap))
     pick = None
     if matching:
-        rng = random.Random(seed) if seed is not None else random
-        start = allocations.pivot(allocations_db.max_node_id(context), rng)
-        with db_api.reader(context) as session:
-            chosen = allocations.choose(session.connection(), request, start,
-                                        lock=False)
-        pick = chosen[0].uuid if chosen else None
+        pick = _pick(context, request, random.Random(seed)
+                     if seed is not None else random)
     return Preview(candidates=rows, total_matching=matching, would_pick=pick,
                    rejected=rejected, as_of=as_of)
+
+
+def _pick(context, request: Request, rng) -> str | None:
+    """The node the allocator would give the request, as
+    allocations.allocate_one() chooses it: a new random start for each
+    attempt, passing over the nodes of an external manager whose state is
+    unknown. (Whether a manager gives the hardware is not known before
+    it is asked.)"""
+    max_id = allocations_db.max_node_id(context)
+    passed: list[int] = []
+    with db_api.reader(context) as session:
+        conn = session.connection()
+        for _ in range(CONF.external_manager.acquire_attempts + 1):
+            chosen = allocations.choose(conn, request,
+                                        allocations.pivot(max_id, rng),
+                                        lock=False, exclude=passed)
+            if not chosen:
+                return None
+            if not external.skip_candidate(chosen[0]):
+                return chosen[0].uuid
+            passed.append(chosen[0].id)
+    return None

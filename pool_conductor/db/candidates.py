@@ -15,7 +15,8 @@ _TRAITS = models.NodeTrait.__table__
 # test checks that the nodes left are exactly the ones it finds.
 REASONS = ('pool', 'resource_class', 'traits', 'candidate_nodes', 'owner',
            'maintenance', 'provision_state', 'allocated', 'reserved',
-           'pool_status', 'power_state', 'overlapping_window')
+           'pool_status', 'power_state', 'overlapping_window',
+           'external_state')
 
 
 def _has_trait(trait: str):
@@ -53,7 +54,10 @@ def _tests(request) -> list[tuple[str, object]]:
             node.booked_from.is_(None),
             node.booked_from >= sa.literal(request.hold_until,
                                            models.Node.booked_from.type))),
-    ]
+    ] + ([('external_state', sa.or_(
+        node.external_manager.is_(None), node.external_state.is_(None),
+        node.external_state != states.EXTERNAL_UNKNOWN))]
+        if request.skip_unknown_external else [])
 
 
 def _reason(request):

@@ -55,9 +55,29 @@ class PreviewAPITestCase(base.APITestCase):
                           'candidate_nodes': 0, 'owner': 0,
                           'maintenance': 1, 'provision_state': 1,
                           'allocated': 1, 'reserved': 0, 'pool_status': 0,
-                          'power_state': 1, 'overlapping_window': 0},
+                          'power_state': 1, 'overlapping_window': 0,
+                          'external_state': 0},
                          answer['rejected'])
         self.assertEqual(8, answer['fleet'])
+
+    def test_an_external_managers_unknown_node_is_passed_over(self):
+        # The allocator passes over a node whose external manager's state
+        # is unknown ([external_manager] unknown_blocks_allocation).
+        unknown = self.create_node(name='unknown', external_manager='lab',
+                                   external_ref='r1', external_state='unknown')
+        answer = self.preview({'resource_class': 'baremetal', 'seed': 1})
+        self.assertIsNone(answer['would_pick'])
+        self.assertEqual(1, answer['rejected']['external_state'])
+        known = self.create_node(name='known')
+        for seed in range(5):
+            answer = self.preview({'resource_class': 'baremetal',
+                                   'seed': seed})
+            self.assertEqual(known.uuid, answer['would_pick'])
+        self.config(unknown_blocks_allocation=False, group='external_manager')
+        answer = self.preview({'resource_class': 'baremetal'})
+        self.assertEqual(0, answer['rejected']['external_state'])
+        self.assertIn(unknown.uuid,
+                      [c['uuid'] for c in answer['candidates']])
 
     def test_nothing_matches_and_nothing_is_reserved(self):
         node = self.create_node(name='busy', maintenance=True)
@@ -165,6 +185,8 @@ _NODE = st.fixed_dictionaries({
     'owner': st.sampled_from([None, 'p1', 'p2']),
     # The earliest slot of the node, in hours from now.
     'booked_from': st.sampled_from([None, None, 1, 5]),
+    # Passed over by the allocator before it asks the manager.
+    'external_state': st.sampled_from([None, None, 'unknown']),
 })
 
 
@@ -191,9 +213,12 @@ class PreviewParityTestCase(base.APITestCase):
             session.execute(models.Node.__table__.delete())
         now = db_api.utcnow().replace(microsecond=0)
         hour = datetime.timedelta(hours=1)
-        for values in fleet:
+        for i, values in enumerate(fleet):
             values = dict(values)
             booked = values.pop('booked_from')
+            if values['external_state']:
+                values.update(external_manager='lab',
+                              external_ref='ref-%d' % i)
             node = self.create_node(**values)
             if booked is not None:
                 with db_api.writer(self.context) as session:
@@ -211,7 +236,8 @@ class PreviewParityTestCase(base.APITestCase):
                 session.connection(), request, models.DEFAULT_POOL,
                 free_nodes.ANYWHERE, count=100, lock=False,
                 hold_until=request.hold_until)
-        self.assertEqual(sorted(r.uuid for r in found),
+        self.assertEqual(sorted(r.uuid for r in found
+                                if r.external_state is None),
                          sorted(r.uuid for r, _t in answer.candidates))
         # The allocator, seeded alike, gives the node the preview picked.
         body = {'resource_class': resource_class, 'traits': traits}
