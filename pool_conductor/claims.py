@@ -793,6 +793,20 @@ def machine_lost(context, node_id: int, reason: str) -> bool:
     return retry.on_deadlock(work)
 
 
+def lose_failed(context) -> int:
+    """Periodic: a claim's machine whose deployment, rescue or cleaning
+    failed is lost to its claim (machine_lost()), which gets another or
+    goes to error per its provider's on_lost. Never raises.
+
+    :returns: how many machines this call found lost.
+    """
+    return rounds.run(lambda: claims_db.failed_machines(
+        context, states.FAIL_STATE.values(), BATCH),
+        lambda node_id: machine_lost(
+            context, node_id, 'its provision state failed'),
+        'losing failed machines')
+
+
 def _expire_one(context, claim_id: int) -> bool:
     now = db_api.utcnow()
     with db_api.writer_connection(context) as conn:

@@ -252,7 +252,9 @@ class ConductorService:
         windows.start_due(self.context, self.host, self.worker.submit)
 
     def check_claims(self) -> None:
-        """Periodic task: bind pending claims; never raises."""
+        """Periodic task: take from their claims the machines that failed,
+        then bind pending claims; never raises."""
+        claims.lose_failed(self.context)
         claims.bind_pending(self.context, self.host)
 
     def check_autofill(self) -> None:

@@ -173,6 +173,18 @@ def list_pending(context, host: str, alive: list[str], limit: int
             .order_by(_CLAIMS.c.id).limit(limit)).all()
 
 
+def failed_machines(context, failed_states, limit: int) -> list[int]:
+    """The ids of claims' machines in one of failed_states (a failed
+    deployment, rescue or cleaning), oldest first."""
+    with api.reader(context) as session:
+        return list(session.scalars(
+            sa.select(_NODES.c.id).select_from(_NODES.join(
+                _ALLOCATIONS, _ALLOCATIONS.c.id == _NODES.c.allocation_id))
+            .where(_ALLOCATIONS.c.claim_id.is_not(None),
+                   _NODES.c.provision_state.in_(list(failed_states)))
+            .order_by(_NODES.c.id).limit(limit)))
+
+
 def take_over(context, claim_id: int, old_host: str | None,
               host: str) -> bool:
     """Make a pending claim host's (a compare-and-swap on its

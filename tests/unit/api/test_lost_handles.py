@@ -92,6 +92,34 @@ class LostHandleTestCase(test_claims.ClaimTestBase):
         self.assertIn(('pool.claim.handle.lost', 'bound', 'error'),
                       self.claim_events())
 
+    def test_failed_deployment_loses_the_machine(self):
+        claim = self.bound()
+        failed = claim['handles'][0]
+        uuid = failed['node_uuid']
+        self.ok(self.put('/v1/nodes/%s/params' % uuid,
+                         {'fake/fail-state': 'deploying'}), 200)
+        self.ok(self.put('/v1/nodes/%s/states/provision' % uuid,
+                         {'target': 'active'}), 202)
+        self.finish_provisioning()
+        self.assertEqual('deploy failed', self.node(uuid)['provision_state'])
+        # The conductor's round finds it lost, once.
+        self.assertEqual(1, claims.lose_failed(self.context))
+        self.assertEqual(0, claims.lose_failed(self.context))
+        claim = self.ok(self.get('/v1/claims/c'))
+        self.assertEqual('pending', claim['state'])
+        self.assertEqual(('lost', None), (claim['handles'][0]['state'],
+                                          claim['handles'][0]['node_uuid']))
+        self.assertIn('its provision state failed',
+                      claim['handles'][0]['last_error'])
+        self.assertIn(('pool.claim.handle.lost', 'bound', 'pending'),
+                      self.claim_events())
+        # Another machine takes its place; the failed one is no claim's.
+        self.assertEqual(1, self.bind())
+        claim = self.ok(self.get('/v1/claims/c'))
+        self.assertEqual('ready', claim['state'])
+        self.assertNotIn(uuid, [h['node_uuid'] for h in claim['handles']])
+        self.assertIsNone(self.node(uuid)['instance_uuid'])
+
     def test_taken_by_an_external_manager(self):
         """The core function an external manager's detection calls."""
         claim = self.bound()
