@@ -32,7 +32,14 @@ PATH_VALUES = {'node_ident': NODE, 'pool_name': 'p1', 'trait': 'CUSTOM_T',
                'allocation_ident': 'a1', 'profile_name': 'pr1',
                'workflow_name': 'w1', 'hostname': 'h1', 'broker_name': 'b1',
                'provider_name': 'pv1', 'claim_ident': 'c1',
-               'manager_name': 'm1'}
+               'manager_name': 'm1', 'indicator': 'led@system',
+               'template_ident': 'CUSTOM_T1', 'portgroup_ident': 'pg1',
+               'connector_uuid': '0f5e2a4c-1d2b-4c3a-9e8f-7a6b5c4d3e21',
+               'target_uuid': '1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d',
+               'chassis_uuid': '2b3c4d5e-6f7a-4b2c-9d3e-4f5a6b7c8d9e',
+               'driver_name': 'fake-hardware', 'vif_id': 'v1',
+               'handle_uuid': '3c4d5e6f-7a8b-4c3d-8e4f-5a6b7c8d9e0f',
+               'event_uuid': '4d5e6f7a-8b9c-4d4e-9f5a-6b7c8d9e0f1a'}
 
 BODIES = {
     'malformed': b'{"name": ',

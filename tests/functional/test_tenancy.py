@@ -257,8 +257,10 @@ class TenancyMixin:
         self.assertEqual(200, status, body)
         url = '/v1/nodes/%s/params?aggregate=true' % self.mine.uuid
         _status, masked = self.call('project_reader', 'GET', url)
-        self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example'},
-                         masked)
+        # With the pool params Digital Rebar keeps on every machine.
+        self.assertEqual({'root_pw': '******', 'ntp': 'ntp.example',
+                          'pool/name': 'default', 'pool/allocated': False,
+                          'pool/status': 'unallocated'}, masked)
         # Readers of the profile too (pool:profile:show_secrets).
         for persona in ('system_reader', 'system_admin'):
             _status, shown = self.call(persona, 'GET', url)
