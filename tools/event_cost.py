@@ -6,7 +6,10 @@ Each round enrolls N nodes in a new SQLite database, creates N
 allocations through the API (Flask's test client), has a conductor's
 worker give them nodes in batches of 32, deletes them, and prints the
 process's CPU seconds per 1,000 allocations (process time, which other
-work on the machine disturbs less than wall time).
+work on the machine disturbs less than wall time). Between the batches
+and the deletes it reads what waiting clients poll, N times each: one
+allocation (GET /v1/allocations/<uuid>) and a page of 50 active ones;
+their CPU is printed apart and not counted in the first figure.
 
     PYTHONPATH=<tree> .venv/bin/python <tree>/tools/event_cost.py \\
         --nodes 1000 --rounds 3
@@ -70,10 +73,23 @@ def one_round(nodes: int) -> float:
                         del cast[:32]
                 if cast:
                     worker.process_batch(cast)
+                spent = time.process_time() - started
+                # What clients that wait poll: an allocation, and a page
+                # of the allocations in a state.
+                reads = time.process_time()
+                for uuid in uuids:
+                    client.get('/v1/allocations/' + uuid, headers=headers)
+                gets = time.process_time() - reads
+                reads = time.process_time()
+                for _ in uuids:
+                    client.get('/v1/allocations?state=active&limit=50',
+                               headers=headers)
+                lists = time.process_time() - reads
+                started = time.process_time()
                 for uuid in uuids:
                     client.delete('/v1/allocations/' + uuid,
                                   headers=headers)
-                spent = time.process_time() - started
+                spent += time.process_time() - started
                 worker.stop()
             active = 0
             with engine.connect() as conn:
@@ -81,7 +97,8 @@ def one_round(nodes: int) -> float:
                     'SELECT count(*) FROM allocations'))
             if active:
                 raise RuntimeError('%d allocations left' % active)
-            return spent * 1000 / nodes
+            return spent * 1000 / nodes, gets * 1000 / nodes, \
+                lists * 1000 / nodes
         finally:
             restore()
             engine.dispose()
@@ -95,8 +112,10 @@ def main() -> None:
     from pool_conductor.conf import CONF
     CONF([], project='pool')
     for _ in range(args.rounds):
-        print('%s: %.2f CPU s per 1,000 allocations (N=%d)'
-              % (ROOT, one_round(args.nodes), args.nodes), flush=True)
+        cycle, gets, lists = one_round(args.nodes)
+        print('%s: %.2f CPU s per 1,000 allocations (N=%d); '
+              '%.2f per 1,000 GETs of one, %.2f per 1,000 pages of 50'
+              % (ROOT, cycle, args.nodes, gets, lists), flush=True)
 
 
 if __name__ == '__main__':

@@ -9,23 +9,30 @@ from pool_conductor import exception
 from pool_conductor import states
 
 
-def _get(session, ident: str) -> models.Allocation:
-    alloc = session.scalars(
-        sa.select(models.Allocation)
-        .where(api.ident_column(models.Allocation, ident) == ident)
-        .execution_options(populate_existing=True)).one_or_none()
-    if alloc is None:
-        raise exception.AllocationNotFound(allocation=ident)
-    return alloc
+# Every field of an allocation as its model maps it (its node's UUID and
+# its slot's times included), read without an ORM session: the GET of an
+# allocation is the request clients repeat most (they poll it).
+# One statement per column that names it, built once: the cache key of
+# a statement with these subqueries costs more than running it.
+_FIELDS = sa.select(*(prop.expression.label(prop.key) for prop in
+                      sa.inspect(models.Allocation).column_attrs))
+_SHOW = {column: _FIELDS.where(models.Allocation.__table__.c[column] ==
+                               sa.bindparam('ident'))
+         for column in ('uuid', 'name')}
 
 
-def get_allocation(context, ident: str) -> models.Allocation:
-    """Fetch an allocation by UUID or name.
+def get_allocation(context, ident: str) -> sa.Row:
+    """Fetch an allocation by UUID or name: a row with the fields of
+    models.Allocation.
 
     :raises: AllocationNotFound
     """
-    with api.reader(context) as session:
-        return _get(session, ident)
+    column = api.ident_column(models.Allocation, ident).key
+    with api.reader_connection(context) as conn:
+        row = conn.execute(_SHOW[column], {'ident': ident}).one_or_none()
+    if row is None:
+        raise exception.AllocationNotFound(allocation=ident)
+    return row
 
 
 def get_allocation_by_id(context, alloc_id: int) -> models.Allocation:
@@ -121,21 +128,23 @@ def insert(conn, values: dict) -> int:
 
 def list_allocations(context, filters: dict, limit: int | None = None,
                      marker: str | None = None, sort_key: str = 'id',
-                     sort_dir: str = 'asc') -> list[models.Allocation]:
-    """List allocations by state, resource_class, node_id and owner.
+                     sort_dir: str = 'asc') -> list[sa.Row]:
+    """List allocations by state, resource_class, node_id and owner: rows
+    with the fields of models.Allocation.
 
     :raises: AllocationNotFound if the marker does not exist
     """
     alloc = models.Allocation
-    with api.reader(context) as session:
-        q = sa.select(alloc)
-        for key in ('state', 'resource_class', 'node_id', 'owner',
-                    'conductor_affinity'):
-            if filters.get(key) is not None:
-                q = q.where(getattr(alloc, key) == filters[key])
-        marker_obj = _get(session, marker) if marker else None
-        q = api.paginate(q, alloc, limit, marker_obj, sort_key, sort_dir)
-        return list(session.scalars(q))
+    q = _FIELDS
+    for key in ('state', 'resource_class', 'node_id', 'owner',
+                'conductor_affinity'):
+        if filters.get(key) is not None:
+            q = q.where(getattr(alloc, key) == filters[key])
+    with api.reader_connection(context) as conn:
+        # The marker is read in the same transaction (joined).
+        marker_row = get_allocation(context, marker) if marker else None
+        q = api.paginate(q, alloc, limit, marker_row, sort_key, sort_dir)
+        return list(conn.execute(q))
 
 
 def update_allocation(context, alloc: models.Allocation,

@@ -285,6 +285,23 @@ def reader(context):
         yield session
 
 
+@contextlib.contextmanager
+def reader_connection(context):
+    """A read transaction on a plain connection, without an ORM session
+    (joins an open one): for the hot reads that only run Core statements.
+    An outermost one begins as reader() does (deferred on SQLite)."""
+    outermost = not _in_transaction(context)
+    with contextlib.ExitStack() as stack:
+        token = _READ_ONLY_BEGIN.set(True) if outermost else None
+        try:
+            conn = stack.enter_context(
+                main_context_manager.reader.connection.using(context))
+        finally:
+            if token is not None:
+                _READ_ONLY_BEGIN.reset(token)
+        yield conn
+
+
 def writer(context):
     """A write transaction bound to the context (joins an open one)."""
     return main_context_manager.writer.using(context)

@@ -136,6 +136,9 @@ class ServiceTestCase(base.TestCase):
             alloc = self.new_allocation(host)
             api.create_allocation(self.context, alloc.id, host)
             allocs.append(alloc)
+            # The sender thread casts the first one before the next is
+            # made, however busy the machine is.
+            self.assertTrue(_wait_for(lambda: sent))
         self.assertTrue(_wait_for(lambda: all(
             self.state_of(a) == 'active' for a in allocs)))
         # The first at once, the others together in the next message.
