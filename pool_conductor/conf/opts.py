@@ -5,6 +5,7 @@ from pool_conductor.conf import api
 from pool_conductor.conf import conductor
 from pool_conductor.conf import console
 from pool_conductor.conf import dashboard
+from pool_conductor.conf import database
 from pool_conductor.conf import default
 from pool_conductor.conf import events
 from pool_conductor.conf import exec_broker
@@ -23,6 +24,7 @@ def list_opts():
         ('conductor', conductor.opts),
         ('console', console.opts),
         ('dashboard', dashboard.opts),
+        ('database', database.opts),
         ('events', events.opts),
         ('exec_broker', exec_broker.opts),
         ('external_manager', external_manager.opts),

@@ -79,6 +79,9 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
         if engine.url.database not in (None, '', ':memory:'):
             cursor.execute('PRAGMA journal_mode=WAL')
         cursor.execute('PRAGMA busy_timeout=30000')
+        if CONF.database.sqlite_synchronous:
+            cursor.execute('PRAGMA synchronous=%s'
+                           % CONF.database.sqlite_wal_synchronous)
         cursor.execute('PRAGMA foreign_keys=ON')
         cursor.close()
         # Replaces the dialect's REGEXP (Python's re, which backtracks
