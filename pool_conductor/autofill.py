@@ -2,6 +2,7 @@
 max_free, from an acquire pool and a broker."""
 import concurrent.futures
 import dataclasses
+import datetime
 import threading
 import time
 
@@ -36,7 +37,7 @@ LOG = log.getLogger(__name__)
 DEFAULTS = {'use_autofill': False, 'min_free': 0, 'max_free': None,
             'acquire_pool': None, 'return_pool': None,
             'create_parameters': {}, 'max_unready': None,
-            'delete_unhealthy': False}
+            'delete_unhealthy': False, 'horizon': None}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +52,9 @@ class Settings:
     create_parameters: dict = dataclasses.field(default_factory=dict)
     max_unready: int | None = None
     delete_unhealthy: bool = False
+    # Seconds ahead the windows of scheduled allocations are looked at
+    # (None: [reservations] autofill_horizon; 0: not at all).
+    horizon: int | None = None
 
     @classmethod
     def of(cls, autofill: dict | None) -> 'Settings':
@@ -133,6 +137,24 @@ class Round:
 
     def scaled_down(self) -> bool:
         return bool(self.returned or self.to_destroy)
+
+
+def horizon(settings: Settings) -> int:
+    """Seconds ahead a pool's AutoFill looks at windows: its own, else
+    [reservations] autofill_horizon."""
+    if settings.horizon is not None:
+        return settings.horizon
+    return CONF.reservations.autofill_horizon
+
+
+def booked_soon(conn, pool: str, settings: Settings) -> int:
+    """How many Free members of a pool a window's slot holds from within
+    the pool's horizon on (those it already holds included)."""
+    seconds = horizon(settings)
+    if not seconds:
+        return 0
+    return autofill_db.booked_free_count(
+        conn, pool, db_api.utcnow() + datetime.timedelta(seconds=seconds))
 
 
 def round_event(pool: str, action: str, status: str, done: Round,
@@ -273,8 +295,11 @@ class AutoFiller:
             if not settings.use_autofill:
                 return None
             counts = autofill_db.member_counts(conn, name)
-            free = counts.get(states.POOL_FREE, 0)
-            coming = sum(counts.get(s, 0) for s in (
+            # Free members a window takes soon are not counted: the
+            # broker is asked for their replacements ahead of its start.
+            booked = booked_soon(conn, name, settings)
+            free = counts.get(states.POOL_FREE, 0) - booked
+            coming = -booked + sum(counts.get(s, 0) for s in (
                 states.POOL_FREE, states.POOL_CREATING, states.POOL_JOINING,
                 states.POOL_HOLD_JOIN)) + autofill_db.incoming_count(
                 conn, name)

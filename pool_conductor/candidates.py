@@ -14,6 +14,7 @@ from pool_conductor.db import candidates as candidates_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import external
+from pool_conductor import states
 from pool_conductor import windows
 
 CONF = cfg.CONF
@@ -41,6 +42,11 @@ class Request:
     # Nodes whose external manager's state is unknown are passed over
     # ([external_manager] unknown_blocks_allocation).
     skip_unknown_external: bool = False
+    # A window (start_at, end_at): the nodes booking it would find free.
+    # One that has begun is an allocation that starts now and ends at
+    # end_at, as allocations create it.
+    start_at: datetime.datetime | None = None
+    end_at: datetime.datetime | None = None
 
     @property
     def hold_until(self) -> datetime.datetime:
@@ -58,6 +64,8 @@ class Preview:
     would_pick: str | None
     rejected: dict[str, int]
     as_of: datetime.datetime
+    # The window booked with the pool's margins (None: none).
+    window: windows.Window | None = None
 
     @property
     def fleet(self) -> int:
@@ -78,19 +86,81 @@ def preview(context, request: Request, project: str | None = None,
     if request.post_margin is None:
         request = dataclasses.replace(
             request, post_margin=pool.reservation_post_margin)
+    cap = CONF.api.max_allocation_candidates
+    limit = min(limit or cap, cap)
+    rng = random.Random(seed) if seed is not None else random
+    as_of = db_api.utcnow()
+    if request.start_at is not None:
+        if request.start_at > as_of:
+            return _preview_window(context, request, pool, project, limit,
+                                   rng, as_of)
+        request = dataclasses.replace(request, lifespan_end=request.end_at,
+                                      start_at=None, end_at=None)
     request = dataclasses.replace(
         request,
         skip_unknown_external=CONF.external_manager.unknown_blocks_allocation)
-    cap = CONF.api.max_allocation_candidates
-    as_of = db_api.utcnow()
     rejected, rows, matching = candidates_db.preview(
-        context, request, project, min(limit or cap, cap))
+        context, request, project, limit)
     pick = None
     if matching:
-        pick = _pick(context, request, random.Random(seed)
-                     if seed is not None else random)
+        pick = _pick(context, request, rng)
     return Preview(candidates=rows, total_matching=matching, would_pick=pick,
                    rejected=rejected, as_of=as_of)
+
+
+def _window_reason(node, slots: list, win: windows.Window,
+                   post: datetime.timedelta) -> str | None:
+    """The reason a member that matches a request is left out of a
+    window (windows.not_free), None when booking may take it: held past
+    the window's busy_from by an allocation or instance (allocated) or by
+    its state, or overlapping a slot."""
+    why = windows.not_free(node, slots, win, post)
+    if why == windows.OVERLAPPING:
+        return 'overlapping_window'
+    if why == windows.HELD:
+        if node.allocation_id is not None or node.instance_uuid is not None:
+            return 'allocated'
+        if node.provision_state != states.AVAILABLE:
+            return 'provision_state'
+        return 'pool_status'
+    return None
+
+
+def _preview_window(context, request: Request, pool, project: str | None,
+                    limit: int, rng, as_of: datetime.datetime) -> Preview:
+    """The preview of a window ahead: the members booking it would find
+    free (windows.free_nodes_for, with the pool's margins), and the one
+    it would try first.
+
+    :raises: InvalidParameterValue for a window its pool's lifespan does
+        not allow
+    """
+    windows.check_window(request.start_at, request.end_at, pool.lifespan,
+                         pool.name)
+    pool_margins = windows.margins(pool.reservation_pre_margin,
+                                   pool.reservation_post_margin)
+    win = windows.window(request.start_at, request.end_at, pool_margins)
+    with db_api.reader(context) as session:
+        conn = session.connection()
+        rejected = candidates_db.filtered(conn, request, project)
+        rejected.pop(None)
+        nodes, free, over = windows.free_nodes_for(
+            conn, pool.name, {'resource_class': request.resource_class,
+                              'traits': request.traits,
+                              'owner': request.owner,
+                              'candidate_nodes': request.candidate_nodes},
+            win, pool_margins.post)
+        for node in nodes:
+            reason = _window_reason(node, over.get(node.id, []), win,
+                                    pool_margins.post)
+            if reason is not None:
+                rejected[reason] += 1
+        traits = candidates_db.traits_of(conn, [n.id for n in free[:limit]])
+    pick = windows.order(free, rng)[0].uuid if free else None
+    return Preview(candidates=[(n, traits.get(n.id, []))
+                               for n in free[:limit]],
+                   total_matching=len(free), would_pick=pick,
+                   rejected=rejected, as_of=as_of, window=win)
 
 
 def _pick(context, request: Request, rng) -> str | None:

@@ -145,15 +145,55 @@ def _slot_holder(slot) -> str:
     return 'allocation %s' % (slot.allocation_uuid or slot.allocation_id)
 
 
+# Why a node is not free for a window: what holds it now holds it past
+# the window's busy_from, or a slot of it overlaps the window.
+HELD = 'held'
+OVERLAPPING = 'overlapping'
+
+
+def not_free(node, slots: list, win: Window,
+             post: datetime.timedelta) -> str | None:
+    """Why a node (as slots_db.matching() reads it) is not free for a
+    window, HELD or OVERLAPPING; None when it is free."""
+    _, until = _holder(node, post)
+    if until is not None and until > win.busy_from:
+        return HELD
+    if any(s.busy_from < win.busy_until and s.busy_until > win.busy_from
+           for s in slots):
+        return OVERLAPPING
+    return None
+
+
 def free_for(node, slots: list, win: Window,
              post: datetime.timedelta) -> bool:
     """Whether a node is free for a window: what holds it now ends by
     busy_from and none of its slots overlaps the window."""
-    _, until = _holder(node, post)
-    if until is not None and until > win.busy_from:
-        return False
-    return not any(s.busy_from < win.busy_until
-                   and s.busy_until > win.busy_from for s in slots)
+    return not_free(node, slots, win, post) is None
+
+
+def free_nodes_for(conn, pool: str, values: dict, win: Window,
+                   post: datetime.timedelta) -> tuple[list, list, dict]:
+    """(the members of a pool that match a request, in id order; those
+    free for a window; the slots over the window by node id).
+
+    :param values: resource_class, traits, owner, candidate_nodes.
+    """
+    nodes = slots_db.matching(conn, pool, values.get('resource_class'),
+                              values.get('traits') or (),
+                              values.get('owner'),
+                              values.get('candidate_nodes') or ())
+    over = by_node(slots_db.overlapping(
+        conn, [n.id for n in nodes], win.busy_from, win.busy_until))
+    return nodes, [n for n in nodes
+                   if free_for(n, over.get(n.id, []), win, post)], over
+
+
+def order(free: list, rng=None) -> list:
+    """The order in which booking tries the nodes free for a window: a
+    random one (rng, a random.Random, seeds it)."""
+    tried = list(free)
+    (rng or random).shuffle(tried)
+    return tried
 
 
 def latest_end(node, slots: list, win: Window,
@@ -204,13 +244,15 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
 
 
 def book(context, values: dict, pool: str | None, start: datetime.datetime,
-         end: datetime.datetime, project: str | None = None
-         ) -> models.Allocation:
+         end: datetime.datetime, project: str | None = None,
+         rng: random.Random | None = None) -> models.Allocation:
     """Book a window: a scheduled allocation holding a slot of a free
     matching node of its pool, with its events, in one transaction.
 
     :param values: the allocation's fields (resource_class, traits,
         candidate_nodes, owner, name, uuid, extra).
+    :param rng: seeds the order in which the free nodes are tried (as
+        the preview of the window seeded alike names its pick).
     :raises: ObjectNotFound for a pool, InvalidParameterValue for a
         window its pool's lifespan does not allow, WindowConflict when no
         node is free for it, AllocationDuplicateName,
@@ -222,7 +264,7 @@ def book(context, values: dict, pool: str | None, start: datetime.datetime,
 
     def attempt():
         try:
-            return _book(context, values, pool, name, start, end)
+            return _book(context, values, pool, name, start, end, rng)
         except db_exc.DBDeadlock:
             return rounds.BUSY
     try:
@@ -239,7 +281,7 @@ def book(context, values: dict, pool: str | None, start: datetime.datetime,
 
 
 def _book(context, values: dict, pool: str | None, name: str,
-          start: datetime.datetime, end: datetime.datetime):
+          start: datetime.datetime, end: datetime.datetime, rng=None):
     with db_api.writer_connection(context) as conn:
         found = slots_db.margins(conn, name)
         if found is None:
@@ -248,21 +290,15 @@ def _book(context, values: dict, pool: str | None, name: str,
         pool_margins = margins(found.reservation_pre_margin,
                                found.reservation_post_margin)
         win = window(start, end, pool_margins)
-        nodes = slots_db.matching(conn, name, values.get('resource_class'),
-                                  values['traits'], values.get('owner'),
-                                  values['candidate_nodes'])
         # Only the slots over the window decide; the 409 reads the rest.
-        over = _by_node(slots_db.overlapping(
-            conn, [n.id for n in nodes], win.busy_from, win.busy_until))
-        free = [n for n in nodes
-                if free_for(n, over.get(n.id, []), win, pool_margins.post)]
+        nodes, free, _ = free_nodes_for(conn, name, values, win,
+                                        pool_margins.post)
         if not free:
-            raise _conflict(nodes, _by_node(slots_db.of_nodes(
+            raise _conflict(nodes, by_node(slots_db.of_nodes(
                 conn, [n.id for n in nodes], win.busy_from)), win,
                 pool_margins, name)
-        random.shuffle(free)
         skipped = False
-        for candidate in free[:_TRIES]:
+        for candidate in order(free, rng)[:_TRIES]:
             node = slots_db.lock_node(conn, candidate.id)
             if node is None:
                 skipped = True
@@ -280,12 +316,12 @@ def _book(context, values: dict, pool: str | None, name: str,
             return _hold(conn, values, pool, node, win)
         if skipped:
             return rounds.BUSY
-        raise _conflict(nodes, _by_node(slots_db.of_nodes(
+        raise _conflict(nodes, by_node(slots_db.of_nodes(
             conn, [n.id for n in nodes], win.busy_from)), win, pool_margins,
             name)
 
 
-def _by_node(slots: list) -> dict[int, list]:
+def by_node(slots: list) -> dict[int, list]:
     found: dict[int, list] = {}
     for slot in slots:
         found.setdefault(slot.node_id, []).append(slot)

@@ -36,6 +36,7 @@ def _preview(body: dict):
     context = flask.g.context
     pool = body.get('pool') or models.DEFAULT_POOL
     wanted = body.get('candidate_nodes') or ()
+    start, end = allocations.window_of(body)
     request = candidates.Request(
         resource_class=body.get('resource_class'),
         traits=tuple(sorted(set(body.get('traits') or ()))),
@@ -44,7 +45,8 @@ def _preview(body: dict):
         owner=project or body.get('owner'), pool=pool,
         name=body.get('name'),
         lifespan_end=validation.timestamp(body.get('lifespan_end'),
-                                          'lifespan_end'))
+                                          'lifespan_end'),
+        start_at=start, end_at=end)
     answer = candidates.preview(context, request, project=project,
                                 limit=body.get('limit'),
                                 seed=body.get('seed'))
@@ -59,6 +61,11 @@ def _preview(body: dict):
         'would_pick': answer.would_pick,
         'rejected': answer.rejected,
         'fleet': answer.fleet,
+        'window': None if answer.window is None else {
+            'start_at': render.timestamp(answer.window.start),
+            'end_at': render.timestamp(answer.window.end),
+            'busy_from': render.timestamp(answer.window.busy_from),
+            'busy_until': render.timestamp(answer.window.busy_until)},
     })
 
 

@@ -50,6 +50,11 @@ PREVIEW = {
         # When the allocation would end: nodes a window holds before then
         # (plus the post margin) are left out as overlapping_window.
         'lifespan_end': pools.TIMESTAMP,
+        # A window, as an allocation books it: the nodes booking it would
+        # find free.
+        'start_at': CREATE['properties']['start_at'],
+        'end_at': CREATE['properties']['end_at'],
+        'duration': CREATE['properties']['duration'],
     },
     'additionalProperties': False,
 }
@@ -66,6 +71,9 @@ PREVIEW_QUERY = {
     'seed': {'type': 'integer', 'minimum': 0, 'maximum': 2 ** 63 - 1},
     'limit': {'type': 'integer', 'minimum': 1, 'maximum': 2 ** 31 - 1},
     'lifespan_end': {'type': 'string', 'maxLength': 64},
+    'start_at': {'type': 'string', 'maxLength': 64},
+    'end_at': {'type': 'string', 'maxLength': 64},
+    'duration': {'type': 'string', 'maxLength': 64},
 }
 
 # The fields a PATCH may change, checked after the patch is applied.

@@ -59,6 +59,10 @@ AUTOFILL = {
         'max_unready': {**COUNT, 'type': ['integer', 'null'],
                         'minimum': 1},
         'delete_unhealthy': {'type': 'boolean'},
+        # Seconds ahead windows are looked at (null: [reservations]
+        # autofill_horizon; 0: none).
+        'horizon': {'type': ['integer', 'null'], 'minimum': 0,
+                    'maximum': 10 * 365 * 86400},
     },
     'additionalProperties': False,
 }

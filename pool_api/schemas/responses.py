@@ -463,8 +463,15 @@ ALLOCATION_CANDIDATES = _object({
     'would_pick': _NULLABLE_STRING,
     'rejected': _REJECTED,
     'fleet': _INTEGER,
+    'window': {'oneOf': [{'type': 'null'}, _object({
+        'start_at': _TIMESTAMP, 'end_at': _TIMESTAMP,
+        'busy_from': _TIMESTAMP, 'busy_until': _TIMESTAMP,
+    }, required=('start_at', 'end_at', 'busy_from', 'busy_until'),
+        description='The window of the request (start_at in the future) '
+                    'and the slot booking it holds, with the margins of '
+                    'its pool; null without one.')]},
 }, required=('as_of', 'candidates', 'total_matching', 'would_pick',
-             'rejected', 'fleet'))
+             'rejected', 'fleet', 'window'))
 
 AVAILABILITY = _object({
     'earliest_start': _NULLABLE_TIMESTAMP,

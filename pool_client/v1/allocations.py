@@ -33,6 +33,29 @@ def _request_arguments(parser):
     return parser
 
 
+WINDOW = ('start_at', 'end_at', 'duration')
+
+
+def window_arguments(parser, start_help: str | None = None):
+    """--start, --end and --duration of a windowed allocation."""
+    parser.add_argument(
+        '--start', dest='start_at', metavar='<time>',
+        help=start_help or (
+            'Book a window that starts at this time (RFC 3339 with an '
+            'offset, such as 2026-12-01T09:00:00Z): the allocation is '
+            'scheduled with a node held for it, and becomes active at its '
+            'start. Needs --end or --duration.'))
+    parser.add_argument(
+        '--end', dest='end_at', metavar='<time>',
+        help='When the window ends (RFC 3339 with an offset): its '
+             'lifespan_end.')
+    parser.add_argument(
+        '--duration', metavar='<duration>',
+        help='How long the window lasts, such as "4h" or "1d12h", '
+             'instead of --end.')
+    return parser
+
+
 class CreateAllocation(command.ShowOne):
     """Create a new allocation: reserve a node of the pool."""
 
@@ -61,20 +84,7 @@ class CreateAllocation(command.ShowOne):
             help='When the allocation ends by itself (ISO 8601, UTC unless '
                  'an offset is given), within its pool\'s lifespan '
                  '(default: the pool\'s).')
-        parser.add_argument(
-            '--start', dest='start_at', metavar='<time>',
-            help='Book a window that starts at this time (RFC 3339 with '
-                 'an offset, such as 2026-12-01T09:00:00Z): the allocation '
-                 'is scheduled with a node held for it, and becomes active '
-                 'at its start. Needs --end or --duration.')
-        parser.add_argument(
-            '--end', dest='end_at', metavar='<time>',
-            help='When the window ends (RFC 3339 with an offset): its '
-                 'lifespan_end.')
-        parser.add_argument(
-            '--duration', metavar='<duration>',
-            help='How long the window lasts, such as "4h" or "1d12h", '
-                 'instead of --end.')
+        window_arguments(parser)
         parser.add_argument(
             '--node', metavar='<node>',
             help='Backfill this allocation from the given node, which '
@@ -148,6 +158,10 @@ class PreviewAllocation(command.ShowOne):
         parser.add_argument(
             '--limit', type=int, metavar='<count>',
             help='List at most this many matching nodes (all are counted).')
+        window_arguments(parser, start_help=(
+            'Preview a window that starts at this time (RFC 3339 with an '
+            'offset): the nodes booking it would find free, with the '
+            'pool\'s margins. Needs --end or --duration.'))
         return parser
 
     def take_action(self, parsed_args):
@@ -155,7 +169,8 @@ class PreviewAllocation(command.ShowOne):
         client = self.app.client_manager.pool
         request = {k: getattr(parsed_args, k)
                    for k in ('resource_class', 'traits', 'candidate_nodes',
-                             'name', 'owner', 'pool', 'seed', 'limit')
+                             'name', 'owner', 'pool', 'seed', 'limit',
+                             *WINDOW)
                    if getattr(parsed_args, k) is not None}
         answer = client.allocation_candidates(**request)
         answer['candidates'] = [c['name'] or c['uuid']

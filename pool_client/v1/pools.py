@@ -135,10 +135,10 @@ def lifespan_of(parsed_args) -> dict:
 # The autofill keys of create and set; create_parameters is a map.
 AUTOFILL_KEYS = ('use_autofill', 'min_free', 'max_free', 'acquire_pool',
                  'return_pool', 'create_parameters', 'max_unready',
-                 'delete_unhealthy')
+                 'delete_unhealthy', 'horizon')
 # Keys unset puts back to their default (null: none).
 AUTOFILL_UNSET_KEYS = ('max_free', 'acquire_pool', 'return_pool',
-                       'max_unready')
+                       'max_unready', 'horizon')
 
 
 def count(text: str) -> int:
@@ -196,6 +196,13 @@ def add_autofill_arguments(parser) -> None:
     group.add_argument('--max-unready', dest='max_unready', metavar='<N>',
                        type=count,
                        help='The most machines being created at once.')
+    group.add_argument('--autofill-horizon', dest='horizon',
+                       metavar='<seconds>', type=count,
+                       help='Free members a window holds from within this '
+                            'many seconds on are not counted as Free, so '
+                            'that machines are made ahead of its start '
+                            '(default: [reservations] autofill_horizon; '
+                            '0: none).')
     health = group.add_mutually_exclusive_group()
     health.add_argument('--delete-unhealthy', dest='delete_unhealthy',
                         action='store_const', const=True,
@@ -448,13 +455,18 @@ class UnsetPool(command.Command):
         group.add_argument('--autofill', action='store_true', default=False,
                            help='Unset all of autofill: every key back to '
                                 'its default, the pool no longer filled.')
-        for key in AUTOFILL_UNSET_KEYS:
+        for key in AUTOFILL_UNSET_KEYS[:-1]:
             group.add_argument(
                 '--' + key.replace('_', '-'), dest=key, action='store_true',
                 default=False,
                 help='Unset the %s of autofill (no %s).'
                      % (key.replace('_', ' '),
                         'limit' if key.startswith('max') else 'pool'))
+        group.add_argument(
+            '--autofill-horizon', dest='horizon', action='store_true',
+            default=False,
+            help='Unset the horizon of autofill (back to [reservations] '
+                 'autofill_horizon).')
         group.add_argument(
             '--create-parameter', dest='create_parameters', metavar='<key>',
             action='append',

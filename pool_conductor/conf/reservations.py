@@ -29,6 +29,16 @@ opts = [
                       'starts the scheduled allocations whose slot has '
                       'begun (any conductor: each is claimed with SKIP '
                       'LOCKED). 0 disables it on this conductor.'),
+    cfg.IntOpt('autofill_horizon',
+               default=3600,
+               min=0,
+               help='Seconds ahead AutoFill looks at the windows of '
+                    'scheduled allocations: the Free members of a pool '
+                    'held by a slot that begins within this time are not '
+                    'counted as Free by AutoFill (min_free, max_free), so '
+                    'that its broker is asked for machines ahead of the '
+                    'window\'s start. 0 disables it. A pool may set its '
+                    'own (autofill.horizon).'),
     cfg.IntOpt('start_grace',
                default=300,
                min=0,

@@ -44,6 +44,16 @@ def member_counts(conn, name: str) -> dict[str, int]:
     return counts
 
 
+def booked_free_count(conn, name: str, before) -> int:
+    """A pool's Free members counted by member_counts() whose earliest
+    slot (a window's) begins before a time."""
+    node = _NODES.c
+    return conn.execute(sa.select(sa.func.count()).where(
+        node.pool == name, node.pool_status == states.POOL_FREE,
+        node.reservation.is_(None), node.booked_from.is_not(None),
+        node.booked_from < before)).scalar_one()
+
+
 def incoming_count(conn, name: str) -> int:
     """The nodes Leaving another pool for a pool."""
     node = _NODES.c

@@ -24,9 +24,10 @@ def _has_trait(trait: str):
                              _TRAITS.c.trait == trait)
 
 
-def _tests(request) -> list[tuple[str, object]]:
+def _filters(request) -> list[tuple[str, object]]:
     """(reason, the condition a node must meet) for the request's
-    filters and the allocator's own."""
+    filters and maintenance: the members a window may be booked on
+    (slots.matching)."""
     node = _NODES.c
     tests = [('pool', node.pool == request.pool)]
     if request.resource_class:
@@ -40,8 +41,14 @@ def _tests(request) -> list[tuple[str, object]]:
     if request.owner:
         tests.append(('owner', sa.or_(node.owner == request.owner,
                                       node.lessee == request.owner)))
-    return tests + [
-        ('maintenance', node.maintenance.is_(False)),
+    return tests + [('maintenance', node.maintenance.is_(False))]
+
+
+def _tests(request) -> list[tuple[str, object]]:
+    """(reason, the condition a node must meet) for the request's
+    filters and the allocator's own."""
+    node = _NODES.c
+    return _filters(request) + [
         ('provision_state', node.provision_state == states.AVAILABLE),
         ('allocated', sa.and_(node.instance_uuid.is_(None),
                               node.allocation_id.is_(None))),
@@ -60,11 +67,11 @@ def _tests(request) -> list[tuple[str, object]]:
         if request.skip_unknown_external else [])
 
 
-def _reason(request):
+def _reason(tests):
     """The first reason that removes a node, NULL for a match (a test on
     a NULL column fails it)."""
     return sa.case(*((sa.not_(sa.func.coalesce(condition, sa.false())),
-                      reason) for reason, condition in _tests(request)),
+                      reason) for reason, condition in tests),
                    else_=sa.null())
 
 
@@ -79,27 +86,46 @@ def preview(context, request, project: str | None, limit: int
     """(nodes removed by each reason, the first limit matching nodes in
     id order with their traits, how many match) among the nodes project
     may see (all with None)."""
-    reason = _reason(request).label('reason')
     node = _NODES.c
     with api.reader(context) as session:
         conn = session.connection()
-        counted = sa.select(reason).where(*_visible(project)).subquery()
-        counts = dict(conn.execute(
-            sa.select(counted.c.reason, sa.func.count())
-            .group_by(counted.c.reason)).all())
+        counts = _counts(conn, _tests(request), project)
         rows = conn.execute(
             sa.select(node.id, node.uuid, node.name, node.pool,
                       node.resource_class)
-            .where(*_visible(project), _reason(request).is_(None))
+            .where(*_visible(project), _reason(_tests(request)).is_(None))
             .order_by(node.id).limit(limit)).all()
-        traits: dict[int, list[str]] = {}
-        if rows:
-            for node_id, trait in conn.execute(
-                    sa.select(_TRAITS.c.node_id, _TRAITS.c.trait)
-                    .where(_TRAITS.c.node_id.in_([r.id for r in rows]))
-                    .order_by(_TRAITS.c.trait)):
-                traits.setdefault(node_id, []).append(trait)
+        traits = traits_of(conn, [r.id for r in rows])
         matching = counts.pop(None, 0)
     rejected = {r: counts.get(r, 0) for r in REASONS}
     return (rejected, [(row, traits.get(row.id, [])) for row in rows],
             matching)
+
+
+def _counts(conn, tests, project: str | None) -> dict:
+    counted = sa.select(_reason(tests).label('reason')).where(
+        *_visible(project)).subquery()
+    return dict(conn.execute(
+        sa.select(counted.c.reason, sa.func.count())
+        .group_by(counted.c.reason)).all())
+
+
+def filtered(conn, request, project: str | None) -> dict[str, int]:
+    """The nodes project may see (all with None) that the request's
+    filters or maintenance remove, by reason (every reason), and under
+    None how many pass them: the members a window may be booked on."""
+    counts = _counts(conn, _filters(request), project)
+    return {**{r: counts.get(r, 0) for r in REASONS},
+            None: counts.get(None, 0)}
+
+
+def traits_of(conn, node_ids) -> dict[int, list[str]]:
+    """The traits of nodes, sorted, by node id."""
+    traits: dict[int, list[str]] = {}
+    if node_ids:
+        for node_id, trait in conn.execute(
+                sa.select(_TRAITS.c.node_id, _TRAITS.c.trait)
+                .where(_TRAITS.c.node_id.in_(list(node_ids)))
+                .order_by(_TRAITS.c.trait)):
+            traits.setdefault(node_id, []).append(trait)
+    return traits

@@ -151,13 +151,15 @@ def matching(conn, pool: str, resource_class: str | None, traits,
     """The members of a pool that match an allocation request (resource
     class, traits, candidate node uuids, owner), not in maintenance, with
     what holds each now: the id, uuid and lifespan_end of its allocation
-    (bound_*), whether it is free (and its instance_uuid), in id order."""
+    (bound_*), whether it is free (and its instance_uuid, provision state
+    and pool status), with its pool and resource class, in id order."""
     node = _NODES.c
     free = sa.and_(*(c for c in binding_db.NODE_IS_FREE
                      if c is not binding_db.NODE_IS_FREE[4]))
     q = sa.select(
         node.id, node.uuid, node.name, node.instance_uuid,
-        node.allocation_id, node.booked_from,
+        node.allocation_id, node.booked_from, node.pool,
+        node.resource_class, node.provision_state, node.pool_status,
         free.label('free'),
         _ALLOCATIONS.c.uuid.label('bound_uuid'),
         _ALLOCATIONS.c.lifespan_end.label('bound_end'),

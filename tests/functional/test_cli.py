@@ -3,6 +3,7 @@
 They run the real ``openstack`` program of the virtualenv, with
 ``OS_AUTH_TYPE=none`` and ``OS_ENDPOINT`` pointing at the server.
 """
+import datetime
 import json
 import os
 import subprocess
@@ -62,6 +63,16 @@ class TestPoolCLI(testtools.TestCase):
             self.fail('openstack pool %s failed (%d): %s\n%s\nserver log:\n%s'
                       % (' '.join(args), result.returncode, result.stdout,
                          result.stderr, self.server.log()[-3000:]))
+        return result
+
+    def run_baremetal(self, *args, check=True) -> CLIResult:
+        proc = subprocess.run([OPENSTACK, 'baremetal', *args], env=self.env,
+                              capture_output=True, text=True, timeout=120)
+        result = CLIResult(proc)
+        if check and result.returncode != 0:
+            self.fail('openstack baremetal %s failed (%d): %s\n%s'
+                      % (' '.join(args), result.returncode, result.stdout,
+                         result.stderr))
         return result
 
     def assertFails(self, result: CLIResult, message: str) -> None:
@@ -164,6 +175,49 @@ class TestPoolCLI(testtools.TestCase):
         self.assertIsNone(preview['would_pick'])
         self.assertIn('allocated=1', preview['rejected'])
         self.run_cli('allocation', 'delete', alloc['uuid'])
+
+    def test_baremetal_allocation_create_with_a_window(self):
+        """python-ironicclient's command, with pool's --start, --end and
+        --duration."""
+        rc = self.prefix + '-rc'
+        names = [self.prefix + '-w1', self.prefix + '-w2']
+        for name in names:
+            self.create_node(name, '--resource-class', rc)
+            self.run_cli('node', 'manage', name)
+            self.run_cli('node', 'provide', name)
+        start = (datetime.datetime.now(datetime.timezone.utc)
+                 + datetime.timedelta(hours=1)).replace(microsecond=0)
+        window = ('--start', start.isoformat().replace('+00:00', 'Z'),
+                  '--duration', '2h')
+        preview = self.run_cli('allocation', 'candidates', '--resource-class',
+                               rc, '--seed', '5', *window, '-f',
+                               'json').json()
+        self.assertEqual(2, preview['total_matching'])
+        booked = self.run_baremetal('allocation', 'create',
+                                    '--resource-class', rc, *window,
+                                    '-f', 'json').json()
+        self.assertEqual('scheduled', booked['state'])
+        self.assertIn(booked['node_uuid'], [
+            self.run_cli('node', 'show', n, '-f', 'json').json()['uuid']
+            for n in names])
+        self.assertEqual(start + datetime.timedelta(hours=2),
+                         datetime.datetime.fromisoformat(
+                             booked['lifespan_end']))
+        preview = self.run_cli('allocation', 'candidates', '--resource-class',
+                               rc, *window, '-f', 'json').json()
+        self.assertEqual(1, preview['total_matching'])
+        self.assertIn('overlapping_window=1', preview['rejected'])
+        # Without a window it is Ironic's command, through ironicclient.
+        now = self.run_baremetal('allocation', 'create', '--resource-class',
+                                 rc, '--wait', '60', '-f', 'json').json()
+        self.assertEqual('active', now['state'])
+        self.assertNotEqual(booked['node_uuid'], now['node_uuid'])
+        self.assertNotIn('busy_until', now)
+        bad = self.run_baremetal('allocation', 'create', '--resource-class',
+                                 rc, '--start', window[1], check=False)
+        self.assertFails(bad, 'either end_at or duration')
+        for alloc in (booked, now):
+            self.run_cli('allocation', 'delete', alloc['uuid'])
 
     def test_node_set_unset_maintenance(self):
         name = self.prefix + '-node'

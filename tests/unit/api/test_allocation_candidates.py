@@ -15,6 +15,9 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import slots as slots_db
+from pool_conductor import exception
+from pool_conductor import windows
 from tests.unit.api import base
 
 PREVIEW = '/v1/allocation_candidates'
@@ -270,3 +273,231 @@ class PreviewWorkerTestCase(base.APITestCase):
             worker.process(alloc_id)
         self.assertEqual(node.uuid, self.get(
             '/v1/allocations/%s' % alloc['uuid']).get_json()['node_uuid'])
+
+
+HOUR = datetime.timedelta(hours=1)
+
+
+def rfc3339(value: datetime.datetime) -> str:
+    return value.replace(microsecond=0).isoformat() + 'Z'
+
+
+def parse(window: dict) -> dict:
+    return {k: datetime.datetime.fromisoformat(v).replace(tzinfo=None)
+            for k, v in window.items()}
+
+
+class WindowPreviewTestCase(base.APITestCase):
+    """A request with a window answers what booking it would do."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(pre_margin=0, post_margin=1800, group='reservations')
+        self.worker = AllocationWorker('test-host', 1)
+        self.addCleanup(self.worker.stop)
+        self.now = db_api.utcnow().replace(microsecond=0)
+
+    def preview(self, body, status=200):
+        resp = self.post(PREVIEW, body)
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def allocate(self, node, end=None):
+        """node is given now to an allocation that ends at end."""
+        body = {'resource_class': 'baremetal', 'candidate_nodes': [node]}
+        if end is not None:
+            body['lifespan_end'] = rfc3339(self.now + end)
+        resp = self.post('/v1/allocations', body)
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        casts, self.casts = self.casts, []
+        for alloc_id, _host in casts:
+            self.worker.process(alloc_id)
+        alloc = self.get('/v1/allocations/%s' % resp.get_json()['uuid'])
+        self.assertEqual('active', alloc.get_json()['state'])
+
+    def book(self, node, start, end, status=201):
+        resp = self.post('/v1/allocations', {
+            'resource_class': 'baremetal', 'candidate_nodes': [node],
+            'start_at': rfc3339(self.now + start),
+            'end_at': rfc3339(self.now + end)})
+        self.assertEqual(status, resp.status_code, resp.get_data())
+        return resp.get_json()
+
+    def test_a_node_held_now_is_a_candidate_for_a_later_window(self):
+        ending = self.create_node(name='ending')
+        self.create_node(name='held')
+        self.create_node(name='forever')
+        self.create_node(name='booked')
+        self.create_node(name='manageable', provision_state='manageable')
+        # Held until 1 h (+30 min of cleaning): free for a window at 2 h.
+        self.allocate('ending', end=HOUR)
+        # Held until 3 h (+30 min): not free for a window at 2 h.
+        self.allocate('held', end=3 * HOUR)
+        self.allocate('forever')
+        self.book('booked', 2 * HOUR + HOUR / 2, 5 * HOUR)
+        window = {'resource_class': 'baremetal', 'seed': 3,
+                  'start_at': rfc3339(self.now + 2 * HOUR),
+                  'end_at': rfc3339(self.now + 3 * HOUR)}
+        answer = self.preview(window)
+        self.assertEqual([ending.uuid],
+                         [c['uuid'] for c in answer['candidates']])
+        self.assertEqual(ending.uuid, answer['would_pick'])
+        self.assertEqual(1, answer['total_matching'])
+        self.assertEqual({'allocated': 2, 'overlapping_window': 1,
+                          'provision_state': 1},
+                         {k: v for k, v in answer['rejected'].items() if v})
+        self.assertEqual(5, answer['fleet'])
+        self.assertEqual({'start_at': self.now + 2 * HOUR,
+                          'end_at': self.now + 3 * HOUR,
+                          'busy_from': self.now + 2 * HOUR,
+                          'busy_until': self.now + 3.5 * HOUR},
+                         parse(answer['window']))
+        # Booking the window takes that node; then none is left.
+        taken = self.book('ending', 2 * HOUR, 3 * HOUR)
+        self.assertEqual(ending.uuid, taken['node_uuid'])
+        answer = self.preview(window)
+        self.assertIsNone(answer['would_pick'])
+        self.assertEqual(2, answer['rejected']['overlapping_window'])
+        # The preview of the same request now (no window) takes nothing
+        # held, and has no window.
+        answer = self.preview({'resource_class': 'baremetal'})
+        self.assertIsNone(answer['window'])
+        self.assertEqual(3, answer['rejected']['allocated'])
+
+    def test_duration_query_form_and_the_pools_margins(self):
+        self.post('/v1/pools', {'name': 'lab', 'reservation_pre_margin': 600,
+                                'reservation_post_margin': 0})
+        node = self.create_node(name='n', pool='lab')
+        # Held until 1 h: the slot of a window at 1 h 5 min would begin
+        # at 55 min with the pool's pre margin.
+        start = rfc3339(self.now + HOUR + HOUR / 12)
+        resp = self.get(PREVIEW + '?pool=lab&duration=2h&start_at=%s'
+                        % start.replace('+', '%2B'))
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        answer = resp.get_json()
+        self.assertEqual(node.uuid, answer['would_pick'])
+        self.assertEqual(self.now + HOUR - HOUR / 12,
+                         parse(answer['window'])['busy_from'])
+        self.assertEqual(self.now + 3 * HOUR + HOUR / 12,
+                         parse(answer['window'])['busy_until'])
+
+    def test_a_window_that_has_begun_is_an_allocation_that_starts_now(self):
+        self.create_node(name='held')
+        self.allocate('held', end=HOUR)
+        answer = self.preview({
+            'resource_class': 'baremetal',
+            'start_at': rfc3339(self.now - HOUR),
+            'end_at': rfc3339(self.now + HOUR)})
+        self.assertIsNone(answer['window'])
+        self.assertEqual(1, answer['rejected']['allocated'])
+
+    def test_bad_windows_are_rejected_as_booking_rejects_them(self):
+        start = rfc3339(self.now + HOUR)
+        for body, text in (
+                ({'start_at': start}, 'either end_at or duration'),
+                ({'end_at': start}, 'need start_at'),
+                ({'start_at': start, 'duration': '1h',
+                  'end_at': rfc3339(self.now + 2 * HOUR)},
+                 'either end_at or duration'),
+                ({'start_at': start, 'duration': '1h',
+                  'lifespan_end': rfc3339(self.now + 2 * HOUR)},
+                 'lifespan_end cannot be given'),
+                ({'start_at': '2030-01-01T00:00:00', 'duration': '1h'},
+                 'offset'),
+                ({'start_at': start, 'end_at': rfc3339(self.now)},
+                 'must be later'),
+                ({'start_at': start, 'duration': 'soon'}, 'duration')):
+            self.assertError(400, self.post(PREVIEW, body), text)
+        self.post('/v1/pools', {'name': 'short',
+                                'lifespan': {'maximum': '1h'}})
+        self.assertError(400, self.post(PREVIEW, {
+            'pool': 'short', 'start_at': start, 'duration': '2h'}))
+
+
+_WINDOW_NODE = st.fixed_dictionaries({
+    'provision_state': st.sampled_from(['available', 'available',
+                                        'manageable']),
+    'maintenance': st.sampled_from([False, False, True]),
+    'resource_class': st.sampled_from(['baremetal', 'baremetal', 'gpu']),
+    # Given now to an allocation ending after so many hours (0: never).
+    'held': st.sampled_from([None, None, 0, 1, 2, 4]),
+    # Slots booked on it: (start, end) in hours from now.
+    'slots': st.lists(st.tuples(st.integers(1, 8), st.integers(1, 3)),
+                      max_size=2),
+})
+
+
+class WindowPreviewParityTestCase(base.APITestCase):
+    """For random fleets with allocations and slots, the candidates of a
+    window's preview are the nodes booking it takes one after the other,
+    booking seeded alike takes the preview's pick first, and the counts
+    add up to the fleet."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(pre_margin=0, post_margin=1800, group='reservations')
+        self.worker = AllocationWorker('test-host', 1)
+        self.addCleanup(self.worker.stop)
+
+    def _empty(self):
+        with db_api.writer(self.context) as session:
+            session.execute(models.Node.__table__.update().values(
+                allocation_id=None))
+            session.execute(models.NodeSlot.__table__.delete())
+            session.execute(models.Allocation.__table__.delete())
+            session.execute(models.NodeTrait.__table__.delete())
+            session.execute(models.Node.__table__.delete())
+
+    def _fleet(self, fleet, now):
+        for i, values in enumerate(fleet):
+            values = dict(values)
+            held, slots = values.pop('held'), values.pop('slots')
+            node = self.create_node(name='n%d' % i, **values)
+            if held is not None:
+                body = {'candidate_nodes': [node.uuid]}
+                if held:
+                    body['lifespan_end'] = rfc3339(now + held * HOUR)
+                self.post('/v1/allocations', body)
+            casts, self.casts = self.casts, []
+            for alloc_id, _host in casts:
+                self.worker.process(alloc_id)
+            for start, length in slots:
+                # Booked where booking allows it (a 409 otherwise).
+                self.post('/v1/allocations', {
+                    'candidate_nodes': [node.uuid],
+                    'start_at': rfc3339(now + start * HOUR),
+                    'end_at': rfc3339(now + (start + length) * HOUR)})
+
+    @settings(max_examples=25, deadline=None)
+    @given(fleet=st.lists(_WINDOW_NODE, min_size=1, max_size=6),
+           start=st.integers(1, 8), length=st.integers(1, 3),
+           seed=st.integers(min_value=0, max_value=2 ** 32))
+    def test_preview_is_booking(self, fleet, start, length, seed):
+        self._empty()
+        now = db_api.utcnow().replace(microsecond=0) + datetime.timedelta(
+            minutes=1)
+        self._fleet(fleet, now)
+        begin, end = now + start * HOUR, now + (start + length) * HOUR
+        request = candidates.Request(resource_class='baremetal',
+                                     start_at=begin, end_at=end)
+        answer = candidates.preview(self.context, request, seed=seed)
+        self.assertEqual(len(fleet), answer.fleet)
+        self.assertEqual(answer.total_matching, len(answer.candidates))
+        # Booking the window again and again takes each candidate once,
+        # the preview's pick first when seeded alike, then none is left.
+        rng = random.Random(seed)
+        taken = []
+        for _ in range(answer.total_matching):
+            alloc = windows.book(self.context,
+                                 {'resource_class': 'baremetal'}, None,
+                                 begin, end, rng=rng)
+            with db_api.reader(self.context) as session:
+                taken.append(slots_db.of_allocation(
+                    session.connection(), alloc.id).node_uuid)
+            if len(taken) == 1:
+                self.assertEqual(answer.would_pick, taken[0])
+        self.assertRaises(exception.WindowConflict, windows.book,
+                          self.context, {'resource_class': 'baremetal'},
+                          None, begin, end)
+        self.assertEqual(sorted(r.uuid for r, _t in answer.candidates),
+                         sorted(taken))

@@ -321,3 +321,38 @@ class TestDeleteAllocation(base.TestCommand):
 
     def test_delete_needs_allocation(self):
         self.assertParserFails(self.cmd, [])
+
+
+class TestPreviewAllocation(base.TestCommand):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = allocations.PreviewAllocation(self.app, None)
+        self.client.allocation_candidates.return_value = {
+            'as_of': '2030-01-01T08:00:00+00:00',
+            'candidates': [{'uuid': base.NODE_UUID, 'name': 'node-1'}],
+            'total_matching': 1, 'would_pick': base.NODE_UUID,
+            'rejected': {'allocated': 2, 'overlapping_window': 1,
+                         'maintenance': 0},
+            'fleet': 4,
+            'window': {'start_at': '2030-01-01T09:00:00+00:00',
+                       'end_at': '2030-01-01T17:00:00+00:00',
+                       'busy_from': '2030-01-01T09:00:00+00:00',
+                       'busy_until': '2030-01-01T17:30:00+00:00'}}
+
+    def test_preview_a_window(self):
+        args = self.check_parser(self.cmd, [
+            '--resource-class', 'gold', '--start', '2030-01-01T09:00:00Z',
+            '--duration', '8h', '--seed', '3'],
+            [('start_at', '2030-01-01T09:00:00Z'), ('duration', '8h'),
+             ('end_at', None)])
+        columns, data = self.cmd.take_action(args)
+        self.client.allocation_candidates.assert_called_once_with(
+            resource_class='gold', seed=3, start_at='2030-01-01T09:00:00Z',
+            duration='8h')
+        shown = self.machine(columns, data)
+        self.assertEqual(['node-1'], shown['candidates'])
+        self.assertEqual('allocated=2, overlapping_window=1',
+                         shown['rejected'])
+        self.assertEqual('2030-01-01T17:30:00+00:00',
+                         shown['window']['busy_until'])

@@ -401,6 +401,7 @@ class TestPoolAutofill(base.TestCommand):
             '--max-free', '5', '--acquire-pool', 'spare', '--return-pool',
             'spare', '--create-parameter', 'disk/size=80',
             '--max-unready', '2', '--keep-unhealthy',
+            '--autofill-horizon', '7200',
             '--lifespan-unclaimed', '12h'], [])
         cmd.take_action(args)
         # One operation per key: a concurrent change of another stays.
@@ -419,6 +420,7 @@ class TestPoolAutofill(base.TestCommand):
             {'op': 'add', 'path': '/autofill/max_unready', 'value': 2},
             {'op': 'add', 'path': '/autofill/delete_unhealthy',
              'value': False},
+            {'op': 'add', 'path': '/autofill/horizon', 'value': 7200},
         ])
 
     def test_set_autofill_on(self):
@@ -435,7 +437,8 @@ class TestPoolAutofill(base.TestCommand):
         cmd = pools.UnsetPool(self.app, None)
         args = self.check_parser(cmd, [
             'fill', '--broker', '--max-free', '--acquire-pool',
-            '--return-pool', '--max-unready', '--lifespan-unclaimed',
+            '--return-pool', '--max-unready', '--autofill-horizon',
+            '--lifespan-unclaimed',
             '--create-parameter', 'disk/size',
             '--create-parameter', 'absent'],
             [('broker', True), ('create_parameters', ['disk/size',
@@ -448,6 +451,7 @@ class TestPoolAutofill(base.TestCommand):
             {'op': 'remove', 'path': '/autofill/acquire_pool'},
             {'op': 'remove', 'path': '/autofill/return_pool'},
             {'op': 'remove', 'path': '/autofill/max_unready'},
+            {'op': 'remove', 'path': '/autofill/horizon'},
             {'op': 'remove', 'path': '/lifespan/unclaimed'},
             # A parameter that is not there is not sent: no 400.
             {'op': 'remove',
