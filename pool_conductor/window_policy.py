@@ -135,6 +135,20 @@ def _check_longest(start: datetime.datetime, end: datetime.datetime,
                     _span(longest), _iso(start + longest * _SECOND)))
 
 
+def at_once(windows: list) -> int:
+    """The most of windows (start_at, lifespan_end; half-open) that run
+    at the same time."""
+    # An end sorts before a start at the same time: touching windows do
+    # not run at once.
+    edges = sorted([(w.start_at, 1) for w in windows]
+                   + [(w.lifespan_end, -1) for w in windows])
+    most = running = 0
+    for _, step in edges:
+        running += step
+        most = max(most, running)
+    return most
+
+
 def _check_caps(conn, project: str, start: datetime.datetime,
                 end: datetime.datetime, exclude: int | None = None,
                 new: bool = True) -> None:
@@ -160,12 +174,13 @@ def _check_caps(conn, project: str, start: datetime.datetime,
     if conf.max_active_per_project:
         over = [w for w in held
                 if w.start_at < end and w.lifespan_end > start]
-        if len(over) >= conf.max_active_per_project:
+        most = at_once(over) + 1
+        if most > conf.max_active_per_project:
             raise exception.WindowLimitExceeded(
                 err='Project %s would hold %d windows at once between %s '
                     'and %s, more than the %d allowed ([reservations] '
                     'max_active_per_project); its windows there: %s.'
-                    % (project, len(over) + 1, _iso(start), _iso(end),
+                    % (project, most, _iso(start), _iso(end),
                        conf.max_active_per_project,
                        ', '.join('%s (%s to %s)' % (
                            w.uuid, _iso(w.start_at), _iso(w.lifespan_end))
