@@ -30,4 +30,4 @@ def upgrade():
     op.create_table(
         'project_windows',
         sa.Column('project', sa.String(255), primary_key=True),
-        sa.Column('generation', sa.Integer, nullable=True))
+        sa.Column('generation', sa.Integer, nullable=False))
