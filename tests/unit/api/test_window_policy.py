@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import lifespans
+from pool_conductor import service
 from pool_conductor import window_policy
 from tests.unit.api import test_windows
 
@@ -306,6 +307,19 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         found = self.events_of(now['uuid'])
         self.assertIn('pool.lifespan.expired', found)
         self.assertNotIn('pool.allocation.ended', found)
+
+    def test_the_conductor_round_warns_and_announces(self):
+        self.config(idle_reclaim_after=3600, before_end=3600,
+                    group='reservations')
+        a = self.started_window()
+        self.set_start(a['uuid'], 40 * MINUTE)
+        self.set_end(a['uuid'], 30 * MINUTE)
+        conductor = service.ConductorService('test-host')
+        conductor.worker = self.worker
+        conductor.check_reservations()
+        found = self.events_of(a['uuid'])
+        self.assertIn('pool.allocation.idle_warning', found)
+        self.assertIn('pool.allocation.before_end', found)
 
     def test_periodics_never_raise(self):
         self.config(idle_reclaim_after=3600, before_end=3600,
