@@ -94,14 +94,16 @@ opts = [
                     'that time (pool.allocation.idle_warning). A node saw '
                     'a deployment when its provision state is not '
                     'available, changed since the start, or its '
-                    'instance_info is set. 0 disables it.'),
+                    'instance_info is set. Checked in the rounds of '
+                    'check_interval. 0 disables it.'),
     cfg.IntOpt('before_end',
                default=3600,
                min=0,
                help='Seconds before the end of a started window at which '
                     'the event pool.allocation.before_end is emitted, once '
                     'per end (an extension announces its new end again). '
-                    '0 disables it.'),
+                    'Checked in the rounds of check_interval. 0 disables '
+                    'it.'),
 ]
 
 

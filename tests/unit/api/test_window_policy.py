@@ -73,6 +73,15 @@ class WindowPolicyTestCase(test_windows.WindowBase):
                       % rfc3339(self.now + 5 * HOUR), text)
         self.book(3 * HOUR, 5 * HOUR)
 
+    def test_a_window_that_began_is_not_bounded(self):
+        self.config(max_duration=3600, granularity=900,
+                    group='reservations')
+        body = self.post('/v1/allocations', {
+            'resource_class': 'baremetal',
+            'start_at': rfc3339(self.now - 2 * MINUTE),
+            'end_at': rfc3339(self.now + 2 * HOUR)}).get_json()
+        self.assertEqual('allocating', body['state'])
+
     def test_default_min_duration_is_five_minutes(self):
         self.assertError(400, self.book(HOUR, HOUR + 4 * MINUTE,
                                         status=400), 'min_duration')
