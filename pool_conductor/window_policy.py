@@ -215,9 +215,10 @@ def check_booking(conn, owner: str | None, start: datetime.datetime,
 
 def check_extension(conn, alloc, new_end: datetime.datetime | None
                     ) -> None:
-    """A windowed allocation's new lifespan_end keeps to max_duration,
-    the grid and its project's caps; nothing for other allocations. Call
-    it before the node is locked (the project's lock comes first).
+    """A windowed allocation's new lifespan_end is on the grid and, when
+    later than its end, keeps to max_duration and its project's caps;
+    nothing for other allocations. Call it before the node is locked (the
+    project's lock comes first).
 
     :raises: InvalidParameterValue, WindowLimitExceeded
     """
@@ -225,9 +226,13 @@ def check_extension(conn, alloc, new_end: datetime.datetime | None
     if start is None or new_end is None or new_end <= start:
         # No window, or what windows.check_end refuses.
         return
+    check_grid(new_end, 'lifespan_end')
+    if alloc.lifespan_end is not None and new_end <= alloc.lifespan_end:
+        # Shortening a window is always allowed, whatever the limits
+        # became since its booking.
+        return
     _check_longest(start, new_end, 'Allocation %s from %s to %s' % (
         alloc.uuid, _iso(start), _iso(new_end)))
-    check_grid(new_end, 'lifespan_end')
     if alloc.owner and alloc.state in (states.ALLOCATION_SCHEDULED,
                                        states.ALLOCATING,
                                        states.ALLOCATION_ACTIVE):
@@ -316,8 +321,9 @@ def reclaim_idle(context) -> tuple[int, int]:
     try:
         now = db_api.utcnow()
         with db_api.reader(context) as session:
-            rows = policy_db.started_since(session.connection(),
-                                           now - after / 2 * _SECOND, BATCH)
+            rows = policy_db.idle_candidates(
+                session.connection(), now - after / 2 * _SECOND,
+                now - after * _SECOND, BATCH)
     except Exception as exc:
         LOG.warning('Looking for idle windows failed: %s', exc)
         return 0, 0

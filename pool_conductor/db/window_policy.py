@@ -62,16 +62,26 @@ _STARTED_COLUMNS = (
     _NODES.c.instance_info)
 
 
-def started_since(conn, before: datetime.datetime, limit: int
-                  ) -> list[sa.Row]:
-    """Active windows that started no later than before, with what their
-    node records of a deployment, the longest started first."""
-    a = _ALLOCATIONS.c
+def idle_candidates(conn, warn_before: datetime.datetime,
+                    reclaim_before: datetime.datetime, limit: int
+                    ) -> list[sa.Row]:
+    """Active windows (of no claim) whose node is available and did not
+    change its provision state since their start, started no later than
+    warn_before and not warned yet, or no later than reclaim_before; with
+    what their node records of a deployment, the longest started
+    first."""
+    a, n = _ALLOCATIONS.c, _NODES.c
     return conn.execute(
         sa.select(*_STARTED_COLUMNS).select_from(_ALLOCATIONS.join(
-            _NODES, _NODES.c.id == a.node_id))
-        .where(a.state == states.ALLOCATION_ACTIVE, a.start_at <= before,
-               a.claim_id.is_(None))
+            _NODES, n.id == a.node_id))
+        .where(a.state == states.ALLOCATION_ACTIVE, a.claim_id.is_(None),
+               a.start_at.is_not(None),
+               n.provision_state == states.AVAILABLE,
+               sa.or_(n.provision_updated_at.is_(None),
+                      n.provision_updated_at < a.start_at),
+               sa.or_(sa.and_(a.start_at <= warn_before,
+                              a.idle_warned_at.is_(None)),
+                      a.start_at <= reclaim_before))
         .order_by(a.start_at, a.id).limit(limit)).all()
 
 

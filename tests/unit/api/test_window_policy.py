@@ -181,6 +181,10 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.assertError(403, self.extend(a['uuid'], self.now + 4 * HOUR,
                                           status=403),
                          'max_node_hours_per_project')
+        # Shortening is allowed over a cap lowered since.
+        self.config(max_node_hours_per_project=1, group='reservations')
+        self.extend(a['uuid'], self.now + 150 * MINUTE)
+        self.config(max_node_hours_per_project=5, group='reservations')
         self.delete('/v1/allocations/%s' % a['uuid'])
         self.book(6 * HOUR, 8 * HOUR, owner='p1')
 
@@ -263,6 +267,23 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
         self.assertEqual('active', self.allocation(a['uuid'])['state'])
 
+    def test_deployed_windows_do_not_hide_idle_ones(self):
+        self.config(idle_reclaim_after=3600, group='reservations')
+        self.patch(window_policy, 'BATCH', 1)
+        busy = self.started_window()
+        idle = self.started_window()
+        self.set_start(busy['uuid'], 50 * MINUTE)
+        self.set_start(idle['uuid'], 40 * MINUTE)
+        resp = self.put('/v1/nodes/%s/states/provision' % busy['node_uuid'],
+                        {'target': 'active'})
+        self.assertEqual(202, resp.status_code, resp.get_data())
+        self.finish_provisioning()
+        self.assertEqual((1, 0), window_policy.reclaim_idle(self.context))
+        self.assertIn('pool.allocation.idle_warning',
+                      self.events_of(idle['uuid']))
+        self.assertNotIn('pool.allocation.idle_warning',
+                         self.events_of(busy['uuid']))
+
     def test_idle_reclaim_is_off_by_default(self):
         a = self.started_window()
         self.set_start(a['uuid'], 100 * HOUR)
@@ -333,7 +354,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     def test_periodics_never_raise(self):
         self.config(idle_reclaim_after=3600, before_end=3600,
                     group='reservations')
-        self.patch(window_policy.policy_db, 'started_since',
+        self.patch(window_policy.policy_db, 'idle_candidates',
                    lambda *a: 1 / 0)
         self.patch(window_policy.policy_db, 'ending', lambda *a: 1 / 0)
         self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
