@@ -38,13 +38,14 @@ opts = [
                     'cleaned, say); after that it fails with its '
                     'last_error.'),
     cfg.IntOpt('max_advance',
-               default=2592000,
+               default=0,
                min=0,
                help='Seconds ahead a window may start at most: a booking '
                     'whose start_at is later than now plus this is '
-                    'refused (400). 0 allows any start.'),
+                    'refused (400). 0 allows any start; 2592000 is 30 '
+                    'days.'),
     cfg.IntOpt('min_duration',
-               default=300,
+               default=0,
                min=0,
                help='The shortest window in seconds (end_at minus '
                     'start_at); a shorter one is refused (400). 0 allows '
