@@ -202,7 +202,8 @@ _ERRORS = {
          'not valid.',
     401: 'No credentials, or credentials that are not valid: see the '
          'WWW-Authenticate header.',
-    403: 'The policy does not allow the caller this operation.',
+    403: 'The policy does not allow the caller this operation, or it '
+         'would take a project past a cap of its windows.',
     404: 'The resource does not exist (or not in the requested version).',
     405: 'The operation does not exist in the requested version.',
     406: 'The requested version is not supported, or the operation or a '

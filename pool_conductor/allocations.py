@@ -36,6 +36,7 @@ from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
+from pool_conductor import window_policy
 from pool_conductor import windows
 
 LOG = log.getLogger(__name__)
@@ -522,10 +523,14 @@ def update(context, alloc: models.Allocation,
     record baremetal.allocation.update.end, and pool.lifespan.extended
     for a new lifespan_end.
 
-    :raises: AllocationDuplicateName, AllocationNotFound
+    :raises: AllocationDuplicateName, AllocationNotFound,
+        InvalidParameterValue and WindowLimitExceeded for a window's end
+        the operators' policy does not allow, WindowConflict
     """
     with db_api.writer(context) as session:
         if 'lifespan_end' in values:
+            window_policy.check_extension(session.connection(), alloc,
+                                          values['lifespan_end'])
             windows.check_end(session.connection(), alloc,
                               values['lifespan_end'])
         updated = allocations_db.update_allocation(context, alloc, values)

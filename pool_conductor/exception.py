@@ -441,6 +441,14 @@ class WindowConflict(Conflict):
     """%(err)s"""
 
 
+class WindowLimitExceeded(PoolException):
+    """%(err)s"""
+
+    # As a quota in Nova: the project may not hold more; a retry only
+    # succeeds once its usage went down.
+    code = http.FORBIDDEN
+
+
 class ExternalDriverNotFound(Invalid):
     """Unknown external manager driver %(name)s."""
 

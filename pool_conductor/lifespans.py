@@ -30,6 +30,7 @@ from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
+from pool_conductor import window_policy
 
 LOG = log.getLogger(__name__)
 
@@ -243,13 +244,16 @@ def _expire_one(context, alloc_id: int) -> bool:
             message='The lifespan of allocation %s ended at %s' % (
                 alloc.uuid, _iso(alloc.lifespan_end)), owner=alloc.owner,
             payload=payloads.allocation(alloc))
+        # A window's end is a transition of its own.
+        also = [expired] + ([window_policy.ended(alloc)]
+                            if alloc.start_at is not None else [])
         if nodes and nodes[0].allocation_id == alloc_id:
             binding.release(conn, nodes, force=True,
-                            values=torn_down(nodes[0], now), also=[expired])
+                            values=torn_down(nodes[0], now), also=also)
         else:
             slots_db.drop(conn, [alloc_id])
             allocations_db.delete(conn, alloc_id)
-            events.record(conn, [expired, events.Event(
+            events.record(conn, also + [events.Event(
                 'allocation', alloc.uuid, 'baremetal.allocation.delete.end',
                 object_name=alloc.name, prev_state=alloc.state,
                 owner=alloc.owner, payload=payloads.allocation(alloc))])

@@ -24,6 +24,7 @@ from pool_conductor import provisioners
 from pool_conductor import provisioning
 from pool_conductor import rounds
 from pool_conductor import rpc
+from pool_conductor import window_policy
 from pool_conductor import windows
 from pool_conductor import workflows
 
@@ -248,8 +249,13 @@ class ConductorService:
 
     def check_reservations(self) -> None:
         """Periodic task: start the scheduled allocations whose slot has
-        begun; never raises."""
+        begun, announce the windows near their end and reclaim the idle
+        ones; never raises."""
         windows.start_due(self.context, self.host, self.worker.submit)
+        window_policy.notify_before_end(self.context)
+        if window_policy.reclaim_idle(self.context)[1]:
+            # A reclaimed node's release actions move on as an expiry's.
+            provisioning.check(self.context, self.host)
 
     def check_claims(self) -> None:
         """Periodic task: take from their claims the machines that failed,

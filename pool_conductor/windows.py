@@ -47,6 +47,7 @@ from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
+from pool_conductor import window_policy
 
 LOG = log.getLogger(__name__)
 
@@ -254,8 +255,9 @@ def book(context, values: dict, pool: str | None, start: datetime.datetime,
     :param rng: seeds the order in which the free nodes are tried (as
         the preview of the window seeded alike names its pick).
     :raises: ObjectNotFound for a pool, InvalidParameterValue for a
-        window its pool's lifespan does not allow, WindowConflict when no
-        node is free for it, AllocationDuplicateName,
+        window its pool's lifespan or the operators' bounds do not allow,
+        WindowLimitExceeded past a cap of its project, WindowConflict
+        when no node is free for it, AllocationDuplicateName,
         AllocationAlreadyExists
     """
     values = {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
@@ -287,6 +289,9 @@ def _book(context, values: dict, pool: str | None, name: str,
         if found is None:
             raise exception.ObjectNotFound(kind='Pool', name=name)
         check_window(start, end, found.lifespan, name)
+        # The operators' bounds and the project's caps (under its lock,
+        # taken before any node's).
+        window_policy.check_booking(conn, values.get('owner'), start, end)
         pool_margins = margins(found.reservation_pre_margin,
                                found.reservation_post_margin)
         win = window(start, end, pool_margins)

@@ -47,6 +47,74 @@ opts = [
                     'free (its previous allocation is still being '
                     'cleaned, say); after that it fails with its '
                     'last_error.'),
+    cfg.IntOpt('max_advance',
+               default=0,
+               min=0,
+               help='Seconds ahead a window may start at most: a booking '
+                    'whose start_at is later than now plus this is '
+                    'refused (400). 0 allows any start; 2592000 is 30 '
+                    'days.'),
+    cfg.IntOpt('min_duration',
+               default=0,
+               min=0,
+               help='The shortest window in seconds (end_at minus '
+                    'start_at); a shorter one is refused (400). 0 allows '
+                    'any.'),
+    cfg.IntOpt('max_duration',
+               default=0,
+               min=0,
+               help='The longest window in seconds; a longer booking, or '
+                    'an extension (PATCH of lifespan_end) beyond it '
+                    'counted from start_at, is refused (400). 0 allows '
+                    'any (a pool\'s lifespan maximum still holds).'),
+    cfg.IntOpt('granularity',
+               default=0,
+               min=0,
+               max=86400,
+               help='Windows start and end on multiples of this many '
+                    'seconds (counted from 1970-01-01T00:00:00Z): a '
+                    'start_at or end_at off the grid is refused (400) '
+                    'with the nearest times on it, not rounded. 60 gives '
+                    'whole minutes; 0 allows any second.'),
+    cfg.IntOpt('max_active_per_project',
+               default=0,
+               min=0,
+               help='How many started windows (allocating or active) a '
+                    'project (the allocation\'s owner) may have at once; a '
+                    'booking whose window would overlap that many of them '
+                    'is refused (403). 0: no cap.'),
+    cfg.IntOpt('max_future_per_project',
+               default=0,
+               min=0,
+               help='How many scheduled windows (booked, not yet started) '
+                    'a project may have; one more is refused (403). 0: no '
+                    'cap.'),
+    cfg.FloatOpt('max_node_hours_per_project',
+                 default=0,
+                 min=0,
+                 help='The machine-hours a project may hold in its '
+                      'scheduled and started windows together (the whole '
+                      'length of each, one machine each); a booking or an '
+                      'extension beyond it is refused (403). 0: no cap.'),
+    cfg.IntOpt('idle_reclaim_after',
+               default=0,
+               min=0,
+               help='Seconds after its start after which a window whose '
+                    'node saw no deployment is released (event '
+                    'pool.allocation.reclaimed), with a warning at half '
+                    'that time (pool.allocation.idle_warning). A node saw '
+                    'a deployment when its provision state is not '
+                    'available, changed since the start, or its '
+                    'instance_info is set. Checked in the rounds of '
+                    'check_interval. 0 disables it.'),
+    cfg.IntOpt('before_end',
+               default=3600,
+               min=0,
+               help='Seconds before the end of a started window at which '
+                    'the event pool.allocation.before_end is emitted, once '
+                    'per end (an extension announces its new end again). '
+                    'Checked in the rounds of check_interval. 0 disables '
+                    'it.'),
 ]
 
 

@@ -328,6 +328,14 @@ class Allocation(TimestampMixin, Base):
     # {"params": {key: the node's value before, or absent},
     #  "unset": [keys the node did not have], "profiles": [added]}.
     set_by: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
+    # When a started window was warned that it will be reclaimed unless
+    # its node is deployed ([reservations] idle_reclaim_after).
+    idle_warned_at: orm.Mapped[datetime.datetime | None] = (
+        orm.mapped_column(sa.DateTime))
+    # The lifespan_end pool.allocation.before_end was emitted for (a new
+    # end is announced again).
+    end_notified: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
 
 
 class Port(TimestampMixin, Base):
@@ -772,6 +780,18 @@ class NodeSlot(Base):
         PreciseDateTime, nullable=False)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=_utcnow, nullable=False)
+
+
+class ProjectWindows(Base):
+    """One row per project that booked windows: its row lock serializes
+    the bookings and extensions of the project, so that two cannot both
+    pass its caps ([reservations] max_*_per_project)."""
+
+    __tablename__ = 'project_windows'
+
+    project: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                                 primary_key=True)
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0)
 
 
 class EventCursor(Base):

@@ -140,6 +140,44 @@ class WindowRaceMixin:
                     self.assertIsNotNone(end)
                     self.assertLessEqual(end + post, busy_from)
 
+    def test_project_caps_hold_under_concurrent_bookings(self):
+        """Clients of one project book windows that no node conflict
+        stops at once: exactly its cap of them is booked."""
+        self.config(max_future_per_project=3, max_active_per_project=0,
+                    group='reservations')
+        for _ in range(2):
+            nodes_db.create_node(self.context, {
+                'driver': 'fake-hardware', 'resource_class': 'capped',
+                'owner': 'p1', 'provision_state': 'available',
+                'power_state': 'power off'})
+        now = db_api.utcnow()
+        barrier = threading.Barrier(20)
+        booked, refused, errors = [], [], []
+
+        def client(i):
+            start = now + HOUR + i * 2 * HOUR
+            barrier.wait()
+            try:
+                booked.append(windows.book(
+                    self.context, {'resource_class': 'capped',
+                                   'owner': 'p1'}, None, start,
+                    start + HOUR))
+            except exception.WindowLimitExceeded as exc:
+                refused.append(exc)
+            except Exception as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=client, args=(i,))
+                   for i in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual([], errors)
+        self.assertEqual((3, 17), (len(booked), len(refused)))
+        self.assertIn('Project p1 has 3 scheduled windows',
+                      str(refused[0]))
+
 
 class PostgreSQLWindowRaceTestCase(WindowRaceMixin,
                                    db_fixtures.PostgreSQLTestCase):

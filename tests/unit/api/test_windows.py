@@ -28,7 +28,9 @@ def parse(text: str) -> datetime.datetime:
     return datetime.datetime.fromisoformat(text).replace(tzinfo=None)
 
 
-class WindowTestCase(base.APITestCase):
+class WindowBase(base.APITestCase):
+    """A node, a worker of test-host and the ways of booking, starting
+    and reading windows."""
 
     def setUp(self):
         super().setUp()
@@ -81,6 +83,9 @@ class WindowTestCase(base.APITestCase):
 
     def start_due(self, host='test-host'):
         return windows.start_due(self.context, host, self.started.append)
+
+
+class WindowTestCase(WindowBase):
 
     # Booking
 

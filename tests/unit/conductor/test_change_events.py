@@ -18,6 +18,7 @@ from pool_conductor import service
 from pool_conductor import workflows
 from tests.unit.api import base
 from tests.unit.api import test_claims
+from tests.unit.api import test_window_policy
 from tests.unit.api import test_windows
 from pool_conductor.external_managers import fake
 from tests.unit.conductor import test_autofill
@@ -758,3 +759,10 @@ class ExternalManagerEventsTestCase(Watched, test_external.ExternalTestBase):
         self.delete('/v1/allocations/%s' % alloc.uuid)
         self.assertTrue(recorded(
             self.context, event_type='pool.node.external.release.success'))
+
+
+class WindowPolicyEventsTestCase(Watched,
+                                 test_window_policy.WindowPolicyTestCase):
+    """Bookings under the caps, idle warnings and reclaims, the notice
+    before the end and the end record their events in their
+    transactions."""

@@ -1,0 +1,397 @@
+"""The operators' policy for windows: bounds, caps per project, idle
+reclaim and the notice before the end.
+
+A booking's window starts no later than [reservations] max_advance from
+now, lasts between min_duration and max_duration, and starts and ends on
+the grid of granularity seconds (a time off the grid is refused with the
+nearest times on it, never rounded): a 400. A project (the allocation's
+owner) holds at most max_future_per_project scheduled windows, at most
+max_active_per_project windows at once, and at most
+max_node_hours_per_project machine-hours in its scheduled and started
+windows: a 403 naming the cap and the project's usage, as a quota. The
+caps are counted under the lock of the project's row, so two concurrent
+bookings of a project cannot both pass one. An extension (a later
+lifespan_end) keeps to max_duration, the grid and the caps.
+
+A started window whose node saw no deployment is warned at half of
+idle_reclaim_after and released when it has passed; a started window
+whose end is within before_end is announced once per end.
+"""
+import datetime
+
+from oslo_log import log
+
+from pool_conductor import binding
+from pool_conductor.conf import CONF
+from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
+from pool_conductor.db import window_policy as policy_db
+from pool_conductor import events
+from pool_conductor import exception
+from pool_conductor import external
+from pool_conductor import payloads
+from pool_conductor import retry
+from pool_conductor import states
+
+LOG = log.getLogger(__name__)
+
+# Windows a conductor reclaims or announces per round.
+BATCH = 100
+# How many overlapping windows a refusal names.
+_NAMED = 5
+_EPOCH = datetime.datetime(1970, 1, 1)
+_SECOND = datetime.timedelta(seconds=1)
+
+
+def _iso(value: datetime.datetime) -> str:
+    return value.replace(microsecond=0).isoformat() + 'Z'
+
+
+def _span(seconds: float) -> str:
+    """A duration as the API reads them: 30d, 1d12h, 90s."""
+    seconds = int(seconds)
+    if seconds <= 0:
+        return '0s'
+    parts = []
+    for unit, size in (('d', 86400), ('h', 3600), ('m', 60), ('s', 1)):
+        if seconds >= size:
+            parts.append('%d%s' % (seconds // size, unit))
+            seconds %= size
+    return ''.join(parts)
+
+
+def _hours(value: datetime.timedelta) -> float:
+    return value.total_seconds() / 3600
+
+
+def _grid(value: datetime.datetime, step: int
+          ) -> tuple[datetime.datetime, datetime.datetime] | None:
+    """The times on the grid of step seconds around value (the same
+    twice for a time on it); None when step is 0."""
+    if not step:
+        return None
+    micro = (value - _EPOCH) // datetime.timedelta(microseconds=1)
+    size = step * 1000000
+    lower = _EPOCH + datetime.timedelta(microseconds=micro // size * size)
+    if lower == value:
+        return value, value
+    return lower, lower + datetime.timedelta(seconds=step)
+
+
+def check_grid(value: datetime.datetime, key: str) -> None:
+    """A window's time is on the grid of [reservations] granularity.
+
+    :raises: InvalidParameterValue naming the nearest valid times
+    """
+    step = CONF.reservations.granularity
+    found = _grid(value, step)
+    if found is None or found[0] == value:
+        return
+    raise exception.InvalidParameterValue(
+        err='%s %s is not on the grid of windows (every %s, '
+            '[reservations] granularity); the nearest valid times are %s '
+            'and %s.' % (key, _iso(value) if value.microsecond == 0
+                         else value.isoformat() + 'Z', _span(step),
+                         _iso(found[0]), _iso(found[1])))
+
+
+def check_bounds(start: datetime.datetime, end: datetime.datetime,
+                 now: datetime.datetime) -> None:
+    """A booking's window keeps to max_advance, min_duration,
+    max_duration and granularity.
+
+    :raises: InvalidParameterValue naming the limit
+    """
+    conf = CONF.reservations
+    if conf.max_advance and start > now + conf.max_advance * _SECOND:
+        raise exception.InvalidParameterValue(
+            err='start_at %s is too far ahead: windows start within %s '
+                'of now ([reservations] max_advance); the latest start '
+                'allowed now is %s.' % (
+                    _iso(start), _span(conf.max_advance),
+                    _iso(now + conf.max_advance * _SECOND)))
+    length = end - start
+    if conf.min_duration and length < conf.min_duration * _SECOND:
+        raise exception.InvalidParameterValue(
+            err='The window from %s to %s lasts %s, less than the %s '
+                'allowed at least ([reservations] min_duration).' % (
+                    _iso(start), _iso(end), _span(length.total_seconds()),
+                    _span(conf.min_duration)))
+    _check_longest(start, end, 'The window from %s to %s' % (
+        _iso(start), _iso(end)))
+    check_grid(start, 'start_at')
+    check_grid(end, 'end_at')
+
+
+def _check_longest(start: datetime.datetime, end: datetime.datetime,
+                   what: str) -> None:
+    longest = CONF.reservations.max_duration
+    if longest and end - start > longest * _SECOND:
+        raise exception.InvalidParameterValue(
+            err='%s lasts %s, more than the %s allowed ([reservations] '
+                'max_duration); the latest end allowed is %s.' % (
+                    what, _span((end - start).total_seconds()),
+                    _span(longest), _iso(start + longest * _SECOND)))
+
+
+def at_once(windows: list) -> int:
+    """The most of windows (start_at, lifespan_end; half-open) that run
+    at the same time."""
+    # An end sorts before a start at the same time: touching windows do
+    # not run at once.
+    edges = sorted([(w.start_at, 1) for w in windows]
+                   + [(w.lifespan_end, -1) for w in windows])
+    most = running = 0
+    for _, step in edges:
+        running += step
+        most = max(most, running)
+    return most
+
+
+def _check_caps(conn, project: str, start: datetime.datetime,
+                end: datetime.datetime, exclude: int | None = None,
+                new: bool = True) -> None:
+    """A project's caps, counted under its row's lock with the window
+    [start, end) it books (new) or extends (exclude: its own row).
+
+    :raises: WindowLimitExceeded naming the cap and the usage
+    """
+    conf = CONF.reservations
+    if not (conf.max_future_per_project or conf.max_active_per_project
+            or conf.max_node_hours_per_project):
+        return
+    policy_db.lock_project(conn, project)
+    held = policy_db.windows_of(conn, project, exclude=exclude)
+    scheduled = [w for w in held if w.state == states.ALLOCATION_SCHEDULED]
+    if new and conf.max_future_per_project and (
+            len(scheduled) >= conf.max_future_per_project):
+        raise exception.WindowLimitExceeded(
+            err='Project %s has %d scheduled windows, as many as allowed '
+                '([reservations] max_future_per_project = %d); one more '
+                'can be booked once one of them started or was deleted.'
+                % (project, len(scheduled), conf.max_future_per_project))
+    if conf.max_active_per_project:
+        over = [w for w in held
+                if w.start_at < end and w.lifespan_end > start]
+        most = at_once(over) + 1
+        if most > conf.max_active_per_project:
+            raise exception.WindowLimitExceeded(
+                err='Project %s would hold %d windows at once between %s '
+                    'and %s, more than the %d allowed ([reservations] '
+                    'max_active_per_project); its windows there: %s.'
+                    % (project, most, _iso(start), _iso(end),
+                       conf.max_active_per_project,
+                       ', '.join('%s (%s to %s)' % (
+                           w.uuid, _iso(w.start_at), _iso(w.lifespan_end))
+                           for w in over[:_NAMED])
+                       + (' and %d more' % (len(over) - _NAMED)
+                          if len(over) > _NAMED else '')))
+    if conf.max_node_hours_per_project:
+        used = sum(_hours(w.lifespan_end - w.start_at) for w in held)
+        asked = _hours(end - start)
+        if used + asked > conf.max_node_hours_per_project + 1e-9:
+            raise exception.WindowLimitExceeded(
+                err='Project %s holds %.2f machine-hours in its scheduled '
+                    'and started windows; this window of %.2f hours would '
+                    'make %.2f, more than the %.2f allowed ([reservations] '
+                    'max_node_hours_per_project).'
+                    % (project, used, asked, used + asked,
+                       conf.max_node_hours_per_project))
+
+
+def check_booking(conn, owner: str | None, start: datetime.datetime,
+                  end: datetime.datetime) -> None:
+    """A new window keeps to the bounds and its project's caps (an
+    allocation without an owner has no project to count in), in the
+    booking's transaction.
+
+    :raises: InvalidParameterValue, WindowLimitExceeded
+    """
+    check_bounds(start, end, db_api.utcnow())
+    if owner:
+        _check_caps(conn, owner, start, end)
+
+
+def check_extension(conn, alloc, new_end: datetime.datetime | None
+                    ) -> None:
+    """A windowed allocation's new lifespan_end is on the grid and, when
+    later than its end, keeps to max_duration and its project's caps;
+    nothing for other allocations. Call it before the node is locked (the
+    project's lock comes first).
+
+    :raises: InvalidParameterValue, WindowLimitExceeded
+    """
+    start = alloc.start_at
+    if start is None or new_end is None or new_end <= start:
+        # No window, or what windows.check_end refuses.
+        return
+    check_grid(new_end, 'lifespan_end')
+    if alloc.lifespan_end is not None and new_end <= alloc.lifespan_end:
+        # Shortening a window is always allowed, whatever the limits
+        # became since its booking.
+        return
+    _check_longest(start, new_end, 'Allocation %s from %s to %s' % (
+        alloc.uuid, _iso(start), _iso(new_end)))
+    if alloc.owner and alloc.state in (states.ALLOCATION_SCHEDULED,
+                                       states.ALLOCATING,
+                                       states.ALLOCATION_ACTIVE):
+        _check_caps(conn, alloc.owner, start, new_end, exclude=alloc.id,
+                    new=False)
+
+
+# Transition events -----------------------------------------------------
+
+def ended(alloc) -> events.Event:
+    """The event of a window released at its end (its lifespan_end)."""
+    return events.Event(
+        'allocation', alloc.uuid, 'pool.allocation.ended',
+        object_name=alloc.name, prev_state=alloc.state, owner=alloc.owner,
+        message='The window of allocation %s ended at %s.'
+                % (alloc.uuid, _iso(alloc.lifespan_end)),
+        payload=payloads.allocation(alloc))
+
+
+def notify_before_end(context) -> int:
+    """Emit pool.allocation.before_end for each started window whose end
+    is within [reservations] before_end, once per end (any conductor: a
+    compare-and-swap records it). Never raises.
+
+    :returns: how many this call emitted.
+    """
+    ahead = CONF.reservations.before_end
+    if not ahead:
+        return 0
+
+    def one(row) -> bool:
+        with db_api.writer_connection(context) as conn:
+            if not policy_db.mark_end_notified(conn, row.id,
+                                               row.lifespan_end):
+                return False
+            alloc = allocations_db.by_id(conn, row.id)
+            events.record(conn, [events.Event(
+                'allocation', row.uuid, 'pool.allocation.before_end',
+                object_name=row.name, state=row.state, owner=row.owner,
+                message='The window of allocation %s ends at %s.'
+                        % (row.uuid, _iso(row.lifespan_end)),
+                payload=payloads.allocation(alloc))])
+            return True
+    try:
+        now = db_api.utcnow()
+        with db_api.reader(context) as session:
+            rows = policy_db.ending(session.connection(), now,
+                                    now + ahead * _SECOND, BATCH)
+    except Exception as exc:
+        LOG.warning('Looking for windows near their end failed: %s', exc)
+        return 0
+    done = 0
+    for row in rows:
+        try:
+            done += retry.on_deadlock(one, row)
+        except Exception as exc:
+            LOG.warning('Announcing the end of allocation %(uuid)s failed: '
+                        '%(exc)s', {'uuid': row.uuid, 'exc': exc})
+    return done
+
+
+# Idle reclaim ----------------------------------------------------------
+
+def deployed(row) -> bool:
+    """Whether a started window's node saw a deployment since the start:
+    its provision state is not available (deploying, active, failed...),
+    it changed since the start, or its instance_info is set."""
+    return (row.provision_state != states.AVAILABLE
+            or (row.provision_updated_at is not None
+                and row.provision_updated_at >= row.start_at)
+            or bool(row.instance_info))
+
+
+def reclaim_idle(context) -> tuple[int, int]:
+    """Warn (pool.allocation.idle_warning) the started windows whose node
+    saw no deployment for half of [reservations] idle_reclaim_after since
+    their start, and release (pool.allocation.reclaimed) those for which
+    all of it passed. Never raises.
+
+    :returns: (warned, reclaimed) by this call.
+    """
+    after = CONF.reservations.idle_reclaim_after
+    if not after:
+        return 0, 0
+    warned = reclaimed = 0
+    try:
+        now = db_api.utcnow()
+        with db_api.reader(context) as session:
+            rows = policy_db.idle_candidates(
+                session.connection(), now - after / 2 * _SECOND,
+                now - after * _SECOND, BATCH)
+    except Exception as exc:
+        LOG.warning('Looking for idle windows failed: %s', exc)
+        return 0, 0
+    for row in rows:
+        if deployed(row):
+            continue
+        try:
+            if row.start_at + after * _SECOND <= now:
+                node = retry.on_deadlock(_reclaim, context, row.id, now)
+                if node is not None:
+                    reclaimed += 1
+                    LOG.info('Allocation %s was reclaimed: its node saw no '
+                             'deployment', row.uuid)
+                    if node.external_claim is not None:
+                        external.release_idle(context, node.id)
+            elif row.idle_warned_at is None:
+                warned += retry.on_deadlock(_warn, context, row, now)
+        except Exception as exc:
+            LOG.warning('Reclaiming idle allocation %(uuid)s failed: '
+                        '%(exc)s', {'uuid': row.uuid, 'exc': exc})
+    return warned, reclaimed
+
+
+def _warn(context, row, now: datetime.datetime) -> bool:
+    after = CONF.reservations.idle_reclaim_after
+    with db_api.writer_connection(context) as conn:
+        if not policy_db.mark_idle_warned(conn, row.id, now):
+            return False
+        alloc = allocations_db.by_id(conn, row.id)
+        events.record(conn, [events.Event(
+            'allocation', row.uuid, 'pool.allocation.idle_warning',
+            object_name=row.name, state=row.state, owner=row.owner,
+            level='warning',
+            message='Node %s of allocation %s saw no deployment since the '
+                    'window started at %s; the allocation is released at '
+                    '%s unless the node is deployed.'
+                    % (row.node_uuid, row.uuid, _iso(row.start_at),
+                       _iso(row.start_at + after * _SECOND)),
+            payload=payloads.allocation(alloc))])
+        return True
+
+
+def _reclaim(context, alloc_id: int, now: datetime.datetime):
+    """Release an idle window and its node, its node's lock first, the
+    window read again under it (a deployment that came first wins).
+
+    :returns: the node as locked, None when it was not released.
+    """
+    after = CONF.reservations.idle_reclaim_after
+    with db_api.writer_connection(context) as conn:
+        row = policy_db.started_window(conn, alloc_id)
+        if row is None:
+            return None
+        nodes = binding_db.lock_nodes(conn, [row.node_id])
+        row = policy_db.started_window(conn, alloc_id)
+        if (row is None or not nodes or nodes[0].allocation_id != alloc_id
+                or deployed(row)
+                or row.start_at + after * _SECOND > now):
+            return None
+        alloc = allocations_db.by_id(conn, alloc_id)
+        binding.release(conn, nodes, also=[events.Event(
+            'allocation', alloc.uuid, 'pool.allocation.reclaimed',
+            object_name=alloc.name, prev_state=alloc.state,
+            owner=alloc.owner, level='warning',
+            message='Allocation %s was released: its node %s saw no '
+                    'deployment in the %s since the window started at %s '
+                    '([reservations] idle_reclaim_after).'
+                    % (alloc.uuid, row.node_uuid, _span(after),
+                       _iso(row.start_at)),
+            payload=payloads.allocation(alloc))])
+        return nodes[0]
