@@ -102,14 +102,15 @@ def heal(conn, node_ids, why: str, host: str | None = None) -> int:
     """Move the slots scheduled allocations hold of lost nodes to other
     free nodes, or flag those allocations missing_resources, in the
     caller's transaction (which holds the lost nodes' locks, or changes
-    their rows), with their events.
+    their rows), with their events. A lost node is no candidate: the
+    allocation's own slot overlaps its window there, and the change that
+    loses it is written first (maintenance, another pool, not free).
 
     :param why: how the nodes were lost ("deleted", "removed from pool
         x"...), for the events and last_error.
     :returns: how many scheduled allocations lost their node.
     """
     rows = slots_db.scheduled_on(conn, node_ids)
-    lost = set(node_ids)
     pools: dict = {}
     found = []
     for row in rows:
@@ -120,7 +121,7 @@ def heal(conn, node_ids, why: str, host: str | None = None) -> int:
         lost_msg = 'Node %s was lost before the window began (%s)' % (
             row.node_uuid, why)
         node, _nodes, _skipped = windows.take_free(conn, pool, row, win,
-                                                   post, exclude=lost)
+                                                   post)
         if node is not None:
             # The allocation's row lock after the nodes': the lock order
             # of every writer (a start in progress keeps it).

@@ -260,22 +260,19 @@ def _book(context, values: dict, pool: str | None, name: str,
 
 
 def take_free(conn, pool: str, request, win: Window,
-              post: datetime.timedelta, exclude=()) -> tuple:
+              post: datetime.timedelta) -> tuple:
     """A member of a pool that matches a request (its resource_class,
     traits, owner and candidate_nodes, as a dict or an allocation's row)
     and is free for a window, locked by this transaction (SKIP LOCKED),
     checked again under its lock: (the node or None, the matching nodes,
     whether a free one was skipped as locked).
-
-    :param exclude: ids of nodes not to take (lost meanwhile).
     """
     ask = (request if isinstance(request, dict)
            else {k: getattr(request, k) for k in (
                'resource_class', 'traits', 'owner', 'candidate_nodes')})
-    nodes = [n for n in slots_db.matching(
-        conn, pool, ask.get('resource_class'), ask.get('traits'),
-        ask.get('owner'), ask.get('candidate_nodes'))
-        if n.id not in exclude]
+    nodes = slots_db.matching(conn, pool, ask.get('resource_class'),
+                              ask.get('traits'), ask.get('owner'),
+                              ask.get('candidate_nodes'))
     # Only the slots over the window decide; the 409 reads the rest.
     over = _by_node(slots_db.overlapping(
         conn, [n.id for n in nodes], win.busy_from, win.busy_until))
