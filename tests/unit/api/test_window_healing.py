@@ -415,3 +415,20 @@ class HealingTestCase(Watched, base.APITestCase):
         node = self.enroll(name='idle')
         self.lose_deleted(node)
         self.assertEqual(0, self.check())
+
+    def test_flagged_window_keeps_an_end(self):
+        alloc, _make = self.flagged('deleted')
+        path = '/v1/allocations/%s' % alloc['uuid']
+        self.assertError(400, self.patch_json(path, [
+            {'op': 'remove', 'path': '/lifespan_end'}]))
+        resp = self.patch_json(path, [
+            {'op': 'replace', 'path': '/lifespan_end',
+             'value': rfc3339(self.now + 4 * HOUR)}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertTrue(resp.get_json()['missing_resources'])
+
+    def test_deleting_a_flagged_window(self):
+        alloc, _make = self.flagged('deleted')
+        self.assertEqual(204, self.delete(
+            '/v1/allocations/%s' % alloc['uuid']).status_code)
+        self.assertEqual(0, self.check())
