@@ -432,3 +432,20 @@ class HealingTestCase(Watched, base.APITestCase):
         self.assertEqual(204, self.delete(
             '/v1/allocations/%s' % alloc['uuid']).status_code)
         self.assertEqual(0, self.check())
+
+    def test_adding_a_booked_node_to_a_pool(self):
+        self.assertEqual(201, self.post('/v1/pools',
+                                        {'name': 'child'}).status_code)
+        node = self.enroll(name='booked')
+        alloc = self.book(HOUR, 2 * HOUR)
+        spare = self.enroll(name='spare')
+        self.assertError(409, self.post('/v1/pools/child/addMachines',
+                                        {'machine_list': ['booked']}))
+        resp = self.post('/v1/pools/child/addMachines',
+                         {'machine_list': ['booked'], 'force': True})
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual('child', self.get('/v1/nodes/%s' % node['uuid'])
+                         .get_json()['pool'])
+        self.assertHealed(alloc, spare)
+        self.assertIn('removed from pool default',
+                      self.events_of(alloc['uuid'])[-1][1])
