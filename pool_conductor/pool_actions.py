@@ -174,18 +174,24 @@ def _unbooked(conn, nodes: list, all_machines: bool, verb: str,
 
 
 def add_machines(context, pool_name: str, request: Request) -> list[dict]:
-    """Move Free nodes of the parent pool (default) into a pool.
+    """Move Free nodes of the parent pool (default) into a pool; with
+    force, nodes holding windows of scheduled allocations too, whose
+    windows are healed.
 
-    :raises: ObjectNotFound, NodeNotFound, InvalidState
+    :raises: ObjectNotFound, NodeNotFound, InvalidState, WindowConflict
+        for a named node holding a window, without force
     """
     return retry.on_deadlock(_move, context, request, pool_name, True)
 
 
 def remove_machines(context, pool_name: str, request: Request
                     ) -> list[dict]:
-    """Move Free nodes of a pool back to its parent pool (default).
+    """Move Free nodes of a pool back to its parent pool (default); with
+    force, nodes holding windows of scheduled allocations too, whose
+    windows are healed.
 
-    :raises: ObjectNotFound, NodeNotFound, InvalidState
+    :raises: ObjectNotFound, NodeNotFound, InvalidState, WindowConflict
+        for a named node holding a window, without force
     """
     return retry.on_deadlock(_move, context, request, pool_name, False)
 

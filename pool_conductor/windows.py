@@ -25,6 +25,9 @@ LOCKED) makes the allocation ``allocating`` on itself and runs the
 allocation path for the tentative node; a dead conductor's allocating
 rows are taken over as any. It becomes ``active``, and its lifespan_end
 releases it as any other.
+
+A node lost before a window begins is replaced, or the allocation is
+flagged missing_resources without a node (pool_conductor.healing).
 """
 import dataclasses
 import datetime

@@ -106,6 +106,7 @@ class HealingRaceMixin:
         originals, held = self.state()
         self.assertEqual(spare_ids, held)
         for state, flagged, node_id in originals.values():
+            self.assertEqual('scheduled', state)
             self.assertEqual(flagged, node_id is None)
 
 
