@@ -178,6 +178,12 @@ class HealingTestCase(Watched, base.APITestCase):
         ).get_json()['fault'])
         return 'taken by another user of external manager other'
 
+    def lose_gone(self, node):
+        fake.remove(self.world, node['name'])
+        with self.paused():
+            external.Reconciler('test-host').check(self.context, force=True)
+        return 'gone from external manager other'
+
     def setup_path(self, path):
         """The node of a loss path, and a spare node to enroll later:
         functions making the node and the spare; the pool to book in."""
@@ -192,7 +198,7 @@ class HealingTestCase(Watched, base.APITestCase):
                 self.assertEqual(200, resp.status_code, resp.get_data())
                 return node
             return member, 'bench'
-        if path == 'taken':
+        if path in ('taken', 'gone'):
             self.assertEqual(201, self.post('/v1/external_managers', {
                 'name': 'other', 'driver': 'fake',
                 'parameters': {'path': self.world}}).status_code)
@@ -281,6 +287,12 @@ class HealingTestCase(Watched, base.APITestCase):
 
     def test_node_taken_by_an_external_manager_flags_the_window(self):
         self.flagged('taken')
+
+    def test_node_gone_from_its_external_manager_is_replaced(self):
+        self.replaced('gone')
+
+    def test_node_gone_from_its_external_manager_flags_the_window(self):
+        self.flagged('gone')
 
     # Flagged allocations later
 
