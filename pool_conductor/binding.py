@@ -31,6 +31,7 @@ from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
+from pool_conductor import healing
 from pool_conductor import lifecycle
 from pool_conductor import node_events
 from pool_conductor import payloads
@@ -330,6 +331,19 @@ def _write(conn, nodes: list, changes: dict[int, dict],
         raise exception.ConcurrentUpdate(what='Node %s' % ', '.join(
             n.uuid for n in nodes))
     node_events.record(conn, nodes, changes, conductor=conductor, also=also)
+    # A node the change loses (out of its pool, failed cleaning) gives
+    # up the windows it holds.
+    healing.on_change(conn, nodes, changes, conductor)
+
+
+def _delete(conn, node, events_of: list, host: str | None = None) -> None:
+    """Delete a node (locked by this transaction) with its events; the
+    windows it holds move to other nodes first."""
+    if node.booked_from is not None:
+        healing.heal(conn, [node.id], 'deleted', host)
+    nodes_db.delete_node(conn, node.id)
+    events.record(conn, node_events.deleted(node) + events_of,
+                  conductor=host)
 
 
 # Nodes through the node API ---------------------------------------------
@@ -475,9 +489,7 @@ def abandon_creation(context, node_id: int, host: str,
         node = machines_db.lock_node(conn, node_id, host)
         if node is None or node.pool_status != states.POOL_CREATING:
             return False
-        nodes_db.delete_node(conn, node_id)
-        events.record(conn, node_events.deleted(node) + (also or []),
-                      conductor=host)
+        _delete(conn, node, also or [], host)
         return True
 
 
@@ -493,9 +505,7 @@ def delete_destroyed(context, node_id: int, host: str,
         node = machines_db.lock_node(conn, node_id, host)
         if node is None or node.instance_uuid or node.allocation_id:
             return False
-        nodes_db.delete_node(conn, node_id)
-        events.record(conn, node_events.deleted(node) + (also or []),
-                      conductor=host)
+        _delete(conn, node, also or [], host)
         return True
 
 
@@ -551,8 +561,7 @@ def delete_node(context, node, lose=None) -> None:
             lose(conn, current, 'Node %s was deleted.' % current.uuid)
         elif current.instance_uuid or current.allocation_id:
             release(conn, [current], force=True)
-        nodes_db.delete_node(conn, current.id)
-        events.record(conn, node_events.deleted(current))
+        _delete(conn, current, [])
     _node_transaction(context, node, work)
 
 

@@ -26,6 +26,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external_managers
+from pool_conductor import healing
 from pool_conductor.external_managers import base
 from pool_conductor import node_events
 from pool_conductor import payloads
@@ -145,6 +146,9 @@ def _write(conn, node, values: dict, extra: list, host: str | None
         return False
     node_events.record(conn, [node], {node.id: values}, conductor=host,
                        also=extra)
+    # A node held for its manager gives up the windows it holds.
+    healing.on_change(conn, [node], {node.id: values}, host,
+                      booked_known=False)
     return True
 
 

@@ -5,6 +5,7 @@ provision_set (pool_conductor.node_events decides which)."""
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import healing
 from pool_conductor import node_events
 
 
@@ -35,6 +36,9 @@ def update(context, node, values: dict, traits=None, message=None,
 
     def record(session):
         events.record(session, node_events.changed(node, changes, message))
+        # Put into maintenance, the node gives up the windows it holds.
+        healing.on_change(session.connection(), [node], {node.id: values},
+                          booked_known=False)
     return nodes_db.update_node(context, node, values, traits=traits,
                                 then=record)
 

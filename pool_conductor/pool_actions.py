@@ -17,6 +17,7 @@ from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import pool_actions as actions_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
@@ -139,23 +140,58 @@ def _move(context, request: Request, pool_name: str, adding: bool
                                  and not n.reservation),
                'Cannot %s nodes: only Free, unallocated nodes of pool %s '
                'can be moved' % ('add' if adding else 'remove', source))
+        if not request.force:
+            nodes = _unbooked(conn, nodes, request.all_machines,
+                              'add' if adding else 'remove', source)
+        # With force, the windows the nodes hold move to other nodes of
+        # their pools, or are flagged (pool_conductor.healing).
         binding.move(conn, nodes, target)
         return _results(conn, nodes)
 
 
-def add_machines(context, pool_name: str, request: Request) -> list[dict]:
-    """Move Free nodes of the parent pool (default) into a pool.
+def _unbooked(conn, nodes: list, all_machines: bool, verb: str,
+              pool: str) -> list:
+    """The nodes that hold no window of a scheduled allocation: with
+    all_machines the others are left out, else they are refused.
 
-    :raises: ObjectNotFound, NodeNotFound, InvalidState
+    :raises: WindowConflict
+    """
+    booked = slots_db.scheduled_on(conn, [n.id for n in nodes
+                                          if n.booked_from is not None])
+    if not booked:
+        return nodes
+    if all_machines:
+        held = {row.node_id for row in booked}
+        return [n for n in nodes if n.id not in held]
+    raise exception.WindowConflict(
+        err='Cannot %s nodes: %s; with force their windows move to other '
+            'nodes of pool %s free for them, or are left without a node '
+            '(missing_resources).' % (verb, '; '.join(
+                'node %s holds the window of scheduled allocation %s from '
+                '%s' % (row.node_uuid, row.uuid,
+                        row.start_at.replace(microsecond=0).isoformat()
+                        + 'Z') for row in booked[:5]), pool))
+
+
+def add_machines(context, pool_name: str, request: Request) -> list[dict]:
+    """Move Free nodes of the parent pool (default) into a pool; with
+    force, nodes holding windows of scheduled allocations too, whose
+    windows are healed.
+
+    :raises: ObjectNotFound, NodeNotFound, InvalidState, WindowConflict
+        for a named node holding a window, without force
     """
     return retry.on_deadlock(_move, context, request, pool_name, True)
 
 
 def remove_machines(context, pool_name: str, request: Request
                     ) -> list[dict]:
-    """Move Free nodes of a pool back to its parent pool (default).
+    """Move Free nodes of a pool back to its parent pool (default); with
+    force, nodes holding windows of scheduled allocations too, whose
+    windows are healed.
 
-    :raises: ObjectNotFound, NodeNotFound, InvalidState
+    :raises: ObjectNotFound, NodeNotFound, InvalidState, WindowConflict
+        for a named node holding a window, without force
     """
     return retry.on_deadlock(_move, context, request, pool_name, False)
 

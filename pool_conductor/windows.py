@@ -25,6 +25,9 @@ LOCKED) makes the allocation ``allocating`` on itself and runs the
 allocation path for the tentative node; a dead conductor's allocating
 rows are taken over as any. It becomes ``active``, and its lifespan_end
 releases it as any other.
+
+A node lost before a window begins is replaced, or the allocation is
+flagged missing_resources without a node (pool_conductor.healing).
 """
 import dataclasses
 import datetime
@@ -295,35 +298,47 @@ def _book(context, values: dict, pool: str | None, name: str,
         pool_margins = margins(found.reservation_pre_margin,
                                found.reservation_post_margin)
         win = window(start, end, pool_margins)
-        # Only the slots over the window decide; the 409 reads the rest.
-        nodes, free, _ = free_nodes_for(conn, name, values, win,
-                                        pool_margins.post)
-        if not free:
-            raise _conflict(nodes, by_node(slots_db.of_nodes(
-                conn, [n.id for n in nodes], win.busy_from)), win,
-                pool_margins, name)
-        skipped = False
-        for candidate in order(free, rng)[:_TRIES]:
-            node = slots_db.lock_node(conn, candidate.id)
-            if node is None:
-                skipped = True
-                continue
-            # Checked again under the node's lock, with statements that
-            # see what committed since the search.
-            again = [r for r in slots_db.matching(
-                conn, name, values.get('resource_class'), values['traits'],
-                values.get('owner'), [node.uuid]) if r.id == node.id]
-            if not again or not free_for(
-                    again[0], slots_db.overlapping(
-                        conn, [node.id], win.busy_from, win.busy_until),
-                    win, pool_margins.post):
-                continue
+        node, nodes, skipped = take_free(conn, name, values, win,
+                                         pool_margins.post, rng)
+        if node is not None:
             return _hold(conn, values, pool, node, win)
         if skipped:
             return rounds.BUSY
         raise _conflict(nodes, by_node(slots_db.of_nodes(
             conn, [n.id for n in nodes], win.busy_from)), win, pool_margins,
             name)
+
+
+def take_free(conn, pool: str, request, win: Window,
+              post: datetime.timedelta, rng=None) -> tuple:
+    """A member of a pool that matches a request (its resource_class,
+    traits, owner and candidate_nodes, as a dict or an allocation's row)
+    and is free for a window, locked by this transaction (SKIP LOCKED),
+    checked again under its lock: (the node or None, the matching nodes,
+    whether a free one was skipped as locked).
+
+    :param rng: seeds the order in which the free nodes are tried.
+    """
+    ask = (request if isinstance(request, dict)
+           else {k: getattr(request, k) for k in (
+               'resource_class', 'traits', 'owner', 'candidate_nodes')})
+    # Only the slots over the window decide; the 409 reads the rest.
+    nodes, free, _ = free_nodes_for(conn, pool, ask, win, post)
+    skipped = False
+    for candidate in order(free, rng)[:_TRIES]:
+        node = slots_db.lock_node(conn, candidate.id)
+        if node is None:
+            skipped = True
+            continue
+        # Checked again under the node's lock, with statements that see
+        # what committed since the search.
+        again = [r for r in slots_db.matching(
+            conn, pool, ask.get('resource_class'), ask.get('traits') or (),
+            ask.get('owner'), [node.uuid]) if r.id == node.id]
+        if again and free_for(again[0], slots_db.overlapping(
+                conn, [node.id], win.busy_from, win.busy_until), win, post):
+            return node, nodes, skipped
+    return None, nodes, skipped
 
 
 def by_node(slots: list) -> dict[int, list]:
@@ -381,7 +396,9 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
         end possible
     """
     slot = slots_db.of_allocation(conn, alloc.id)
-    if slot is not None and (new_end is None or (
+    # A window that lost its node keeps its window without a slot.
+    windowed = slot is not None or getattr(alloc, 'missing_resources', False)
+    if windowed and (new_end is None or (
             alloc.start_at is not None and new_end <= alloc.start_at)):
         raise exception.InvalidParameterValue(
             err='The lifespan_end of allocation %s must be later than its '

@@ -23,7 +23,7 @@ from pool_conductor import windows
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
           'lifespan_end', 'pool', 'start_at', 'busy_from', 'busy_until',
-          'created_at', 'updated_at', 'links')
+          'missing_resources', 'created_at', 'updated_at', 'links')
 SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'owner',
              'lifespan_end', 'created_at', 'updated_at')
 PATCHABLE = ('name', 'extra', 'lifespan_end')
@@ -59,6 +59,9 @@ def to_dict(alloc, fields=None) -> dict:
         'start_at': render.timestamp(getattr(alloc, 'start_at', None)),
         'busy_from': render.timestamp(getattr(alloc, 'busy_from', None)),
         'busy_until': render.timestamp(getattr(alloc, 'busy_until', None)),
+        # A scheduled allocation that lost its node and has no other yet.
+        'missing_resources': bool(getattr(alloc, 'missing_resources',
+                                          False)),
         'created_at': render.timestamp(alloc.created_at),
         'updated_at': render.timestamp(alloc.updated_at),
         'links': links.resource_links('allocations', alloc.uuid),

@@ -115,6 +115,7 @@ ALLOCATION_FIELDS = {
     'start_at': _NULLABLE_TIMESTAMP,
     'busy_from': _NULLABLE_TIMESTAMP,
     'busy_until': _NULLABLE_TIMESTAMP,
+    'missing_resources': _BOOLEAN,
     'created_at': _TIMESTAMP,
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,

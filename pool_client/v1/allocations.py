@@ -9,7 +9,7 @@ from pool_client import utils
 FIELDS = ('uuid', 'name', 'state', 'owner', 'node_uuid', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra',
           'lifespan_end', 'start_at', 'busy_from', 'busy_until',
-          'created_at', 'updated_at')
+          'missing_resources', 'created_at', 'updated_at')
 LIST_FIELDS = ('uuid', 'name', 'resource_class', 'state', 'node_uuid')
 SORT_KEYS = ('uuid', 'name', 'state', 'resource_class', 'owner',
              'lifespan_end', 'created_at', 'updated_at')

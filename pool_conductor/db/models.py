@@ -319,6 +319,12 @@ class Allocation(TimestampMixin, Base):
     # lifespan_end.
     start_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
+    # A scheduled allocation whose node was lost before its window began
+    # and that no other node was free for: it holds no slot meanwhile
+    # (pool_conductor.healing).
+    missing_resources: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, server_default=sa.false(),
+        nullable=False)
     # The claim the allocation binds a resource of, if any, and which.
     claim_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),

@@ -226,3 +226,71 @@ def overlaps(conn, exclude_allocation: int | None = None) -> list[tuple]:
             a.c.node_id == b.c.node_id, a.c.id < b.c.id,
             a.c.busy_from < b.c.busy_until,
             b.c.busy_from < a.c.busy_until))]
+
+
+# Healing (pool_conductor.healing) ----------------------------------------
+
+# A scheduled allocation as healing reads it: the request it matches
+# nodes with, its window and what its events show.
+_SCHEDULED_COLUMNS = (
+    _ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid, _ALLOCATIONS.c.name,
+    _ALLOCATIONS.c.state, _ALLOCATIONS.c.owner, _ALLOCATIONS.c.pool,
+    _ALLOCATIONS.c.resource_class, _ALLOCATIONS.c.traits,
+    _ALLOCATIONS.c.candidate_nodes, _ALLOCATIONS.c.extra,
+    _ALLOCATIONS.c.start_at, _ALLOCATIONS.c.lifespan_end,
+    _ALLOCATIONS.c.last_error, _ALLOCATIONS.c.missing_resources,
+    _ALLOCATIONS.c.created_at, _ALLOCATIONS.c.updated_at)
+
+
+def scheduled_on(conn, node_ids) -> list[sa.Row]:
+    """The slots of nodes held for scheduled allocations (not started
+    yet), with their allocations (_SCHEDULED_COLUMNS) and the node's
+    uuid as node_uuid, by start."""
+    ids = sorted(set(node_ids))
+    if not ids:
+        return []
+    return conn.execute(sa.select(
+        *_SCHEDULED_COLUMNS, _SLOTS.c.id.label('slot_id'),
+        _SLOTS.c.node_id, _SLOTS.c.busy_from, _SLOTS.c.busy_until,
+        _NODES.c.uuid.label('node_uuid')).select_from(
+        _SLOTS.join(_ALLOCATIONS, _ALLOCATIONS.c.id == _SLOTS.c.allocation_id)
+        .join(_NODES, _NODES.c.id == _SLOTS.c.node_id)).where(
+        _SLOTS.c.node_id.in_(ids),
+        _ALLOCATIONS.c.state == states.ALLOCATION_SCHEDULED).order_by(
+        _SLOTS.c.busy_from, _SLOTS.c.id)).all()
+
+
+def flagged(conn, limit: int) -> list[sa.Row]:
+    """Scheduled allocations without a node (missing_resources, or no
+    slot at all), the earliest start first, locked, skipping those other
+    transactions lock (another conductor heals them)."""
+    q = sa.select(*_SCHEDULED_COLUMNS).where(
+        _ALLOCATIONS.c.state == states.ALLOCATION_SCHEDULED,
+        sa.or_(_ALLOCATIONS.c.missing_resources.is_(True),
+               ~sa.exists().where(
+                   _SLOTS.c.allocation_id == _ALLOCATIONS.c.id))).order_by(
+        _ALLOCATIONS.c.start_at, _ALLOCATIONS.c.id).limit(limit)
+    if api.backend_supports_skip_locked(conn):
+        q = q.with_for_update(skip_locked=True)
+    return conn.execute(q).all()
+
+
+def set_scheduled(conn, alloc_id: int, values: dict) -> bool:
+    """Change an allocation that is still scheduled (a compare-and-swap
+    on its state, which also locks its row)."""
+    return conn.execute(sa.update(_ALLOCATIONS).where(
+        _ALLOCATIONS.c.id == alloc_id,
+        _ALLOCATIONS.c.state == states.ALLOCATION_SCHEDULED).values(
+        updated_at=api.utcnow(), **values)).rowcount == 1
+
+
+def move_slot(conn, slot_id: int, node_id: int, to_node_id: int) -> bool:
+    """Move a slot to another node (locked by this transaction, checked
+    free for it), if it is still on node_id.
+
+    :raises: DBError from the exclusion constraint on PostgreSQL for an
+        overlapping slot
+    """
+    return conn.execute(sa.update(_SLOTS).where(
+        _SLOTS.c.id == slot_id, _SLOTS.c.node_id == node_id).values(
+        node_id=to_node_id)).rowcount == 1
