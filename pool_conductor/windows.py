@@ -171,9 +171,11 @@ def latest_end(node, slots: list, win: Window,
 
 
 def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
-              pool: str) -> exception.WindowConflict:
-    """The 409 of a window no node is free for: what holds the first
-    nodes over it, and the latest end possible from its start."""
+              pool: str, needed: int = 1, free: int = 0
+              ) -> exception.WindowConflict:
+    """The 409 of a window fewer nodes than needed are free for: what
+    holds the first nodes over it, and the latest end possible from its
+    start for as many nodes as needed."""
     found = []
     for node in nodes:
         what, until = _holder(node, pool_margins.post)
@@ -185,22 +187,70 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
                 found.append('node %s is held by %s from %s to %s'
                              % (node.uuid, _slot_holder(s),
                                 _iso(s.busy_from), _iso(s.busy_until)))
-    ends = [e for e in (latest_end(n, slots.get(n.id, []), win,
-                                   pool_margins) for n in nodes)
-            if e is not None and e > win.start]
+    ends = sorted((e for e in (latest_end(n, slots.get(n.id, []), win,
+                                          pool_margins) for n in nodes)
+                   if e is not None and e > win.start), reverse=True)
     if not nodes:
         detail = 'no node of pool %s matches the request' % pool
+    elif not found:
+        detail = 'only %d node(s) of pool %s match the request' % (
+            len(nodes), pool)
     else:
         detail = '; '.join(found[:_NAMED]) + (
             ' (and %d more)' % (len(found) - _NAMED)
             if len(found) > _NAMED else '')
-    latest = ('the latest end possible from start_at is %s' % _iso(max(ends))
-              if ends else 'no matching node is free at start_at')
+    if len(ends) >= needed:
+        latest = 'the latest end possible from start_at%s is %s' % (
+            ' for %d nodes' % needed if needed > 1 else '',
+            _iso(ends[needed - 1]))
+    elif needed == 1:
+        latest = 'no matching node is free at start_at'
+    else:
+        latest = 'fewer than %d matching nodes are free at start_at' % needed
+    head = ('No node is free' if needed == 1 else
+            'Only %d of the %d nodes needed are free' % (free, needed))
     return exception.WindowConflict(
-        err='No node is free for the window from %s to %s (held from %s '
+        err='%s for the window from %s to %s (held from %s '
             'to %s with the margins of pool %s): %s; %s.'
-            % (_iso(win.start), _iso(win.end), _iso(win.busy_from),
+            % (head, _iso(win.start), _iso(win.end), _iso(win.busy_from),
                _iso(win.busy_until), pool, detail, latest))
+
+
+class _Busy(Exception):
+    """Candidates were locked by other transactions: try again."""
+
+
+def booking(attempt, on_duplicate):
+    """Run a booking transaction (attempt) again while its candidates
+    were locked by others or it met a deadlock, and turn what the
+    database refused into the API's errors.
+
+    :param on_duplicate: called with a DBDuplicateEntry; raises.
+    :raises: WindowConflict for a slot PostgreSQL's exclusion constraint
+        refused (a concurrent booking of the node), what on_duplicate
+        raises
+    """
+    def once():
+        try:
+            return attempt()
+        except (_Busy, db_exc.DBDeadlock):
+            return rounds.BUSY
+    try:
+        return retry.while_result(once, rounds.BUSY, 0.005, 0.25)
+    except db_exc.DBDuplicateEntry as exc:
+        on_duplicate(exc)
+    except db_exc.DBError as exc:
+        if db_api.is_exclusion_violation(exc):
+            raise exception.WindowConflict(
+                err='Another allocation booked an overlapping window of '
+                    'the node meanwhile; please retry.') from None
+        raise
+
+
+def defaults(values: dict) -> dict:
+    """An allocation request's fields with their defaults, and a uuid."""
+    return {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
+            'uuid': values.get('uuid') or uuidutils.generate_uuid()}
 
 
 def book(context, values: dict, pool: str | None, start: datetime.datetime,
@@ -216,73 +266,81 @@ def book(context, values: dict, pool: str | None, start: datetime.datetime,
         node is free for it, AllocationDuplicateName,
         AllocationAlreadyExists
     """
-    values = {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
-              'uuid': values.get('uuid') or uuidutils.generate_uuid()}
-    name = pool or models.DEFAULT_POOL
+    values = defaults(values)
 
     def attempt():
-        try:
-            return _book(context, values, pool, name, start, end)
-        except db_exc.DBDeadlock:
-            return rounds.BUSY
-    try:
-        alloc = retry.while_result(attempt, rounds.BUSY, 0.005, 0.25)
-    except db_exc.DBDuplicateEntry as exc:
-        allocations_db.raise_duplicate(exc, values)
-    except db_exc.DBError as exc:
-        if db_api.is_exclusion_violation(exc):
-            raise exception.WindowConflict(
-                err='Another allocation booked an overlapping window of '
-                    'the node meanwhile; please retry.') from None
-        raise
+        with db_api.writer_connection(context) as conn:
+            return hold(conn, [values], 1, pool, start, end)[0][0]
+    alloc = booking(attempt, lambda exc: allocations_db.raise_duplicate(
+        exc, values))
     return allocations_db.get_allocation_by_id(context, alloc)
 
 
-def _book(context, values: dict, pool: str | None, name: str,
-          start: datetime.datetime, end: datetime.datetime):
-    with db_api.writer_connection(context) as conn:
-        found = slots_db.margins(conn, name)
-        if found is None:
-            raise exception.ObjectNotFound(kind='Pool', name=name)
-        check_window(start, end, found.lifespan, name)
-        pool_margins = margins(found.reservation_pre_margin,
-                               found.reservation_post_margin)
-        win = window(start, end, pool_margins)
-        nodes = slots_db.matching(conn, name, values.get('resource_class'),
-                                  values['traits'], values.get('owner'),
-                                  values['candidate_nodes'])
-        # Only the slots over the window decide; the 409 reads the rest.
-        over = _by_node(slots_db.overlapping(
-            conn, [n.id for n in nodes], win.busy_from, win.busy_until))
-        free = [n for n in nodes
-                if free_for(n, over.get(n.id, []), win, pool_margins.post)]
-        if not free:
-            raise _conflict(nodes, _by_node(slots_db.of_nodes(
-                conn, [n.id for n in nodes], win.busy_from)), win,
-                pool_margins, name)
-        random.shuffle(free)
-        skipped = False
-        for candidate in free[:_TRIES]:
-            node = slots_db.lock_node(conn, candidate.id)
-            if node is None:
-                skipped = True
-                continue
-            # Checked again under the node's lock, with statements that
-            # see what committed since the search.
-            again = [r for r in slots_db.matching(
-                conn, name, values.get('resource_class'), values['traits'],
-                values.get('owner'), [node.uuid]) if r.id == node.id]
-            if not again or not free_for(
-                    again[0], slots_db.overlapping(
-                        conn, [node.id], win.busy_from, win.busy_until),
-                    win, pool_margins.post):
-                continue
-            return _hold(conn, values, pool, node, win)
-        if skipped:
-            return rounds.BUSY
-        raise _conflict(nodes, _by_node(slots_db.of_nodes(
-            conn, [n.id for n in nodes], win.busy_from)), win, pool_margins,
-            name)
+def hold(conn, members: list[dict], minimum: int, pool: str | None,
+         start: datetime.datetime, end: datetime.datetime
+         ) -> list[tuple[int, object]]:
+    """Book a window for as many of members (allocation requests alike
+    but for their uuid) as there are free matching nodes, at least
+    minimum, in the caller's transaction: each a scheduled allocation
+    holding a slot of its node, with its events.
+
+    :returns: (allocation id, node) of each booked member, in order.
+    :raises: ObjectNotFound for a pool, InvalidParameterValue for a
+        window its pool's lifespan does not allow, WindowConflict when
+        fewer than minimum nodes are free for it, _Busy when candidates
+        were locked by others (try again in a new transaction)
+    """
+    values = members[0]
+    name = pool or models.DEFAULT_POOL
+    found = slots_db.margins(conn, name)
+    if found is None:
+        raise exception.ObjectNotFound(kind='Pool', name=name)
+    check_window(start, end, found.lifespan, name)
+    pool_margins = margins(found.reservation_pre_margin,
+                           found.reservation_post_margin)
+    win = window(start, end, pool_margins)
+    nodes = slots_db.matching(conn, name, values.get('resource_class'),
+                              values['traits'], values.get('owner'),
+                              values['candidate_nodes'])
+    # Only the slots over the window decide; the 409 reads the rest.
+    over = _by_node(slots_db.overlapping(
+        conn, [n.id for n in nodes], win.busy_from, win.busy_until))
+    free = [n for n in nodes
+            if free_for(n, over.get(n.id, []), win, pool_margins.post)]
+
+    def conflict(count: int) -> exception.WindowConflict:
+        return _conflict(nodes, _by_node(slots_db.of_nodes(
+            conn, [n.id for n in nodes], win.busy_from)), win,
+            pool_margins, name, minimum, count)
+    if len(free) < minimum:
+        raise conflict(len(free))
+    random.shuffle(free)
+    skipped = False
+    held: list[tuple[int, object]] = []
+    for candidate in free[:len(members) + _TRIES - 1]:
+        if len(held) == len(members):
+            break
+        node = slots_db.lock_node(conn, candidate.id)
+        if node is None:
+            skipped = True
+            continue
+        # Checked again under the node's lock, with statements that
+        # see what committed since the search.
+        again = [r for r in slots_db.matching(
+            conn, name, values.get('resource_class'), values['traits'],
+            values.get('owner'), [node.uuid]) if r.id == node.id]
+        if not again or not free_for(
+                again[0], slots_db.overlapping(
+                    conn, [node.id], win.busy_from, win.busy_until),
+                win, pool_margins.post):
+            continue
+        held.append((_hold(conn, members[len(held)], pool, node, win),
+                     node))
+    if len(held) >= minimum:
+        return held
+    if skipped:
+        raise _Busy()
+    raise conflict(len(held))
 
 
 def _by_node(slots: list) -> dict[int, list]:

@@ -37,6 +37,13 @@ opts = [
                     'free (its previous allocation is still being '
                     'cleaned, say); after that it fails with its '
                     'last_error.'),
+    cfg.IntOpt('max_count',
+               default=100,
+               min=1,
+               max=10000,
+               help='The most nodes one reservation (POST '
+                    '/v1/reservations) may ask for: a larger count.max is '
+                    'a 400.'),
 ]
 
 
