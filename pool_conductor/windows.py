@@ -106,7 +106,7 @@ def window(start: datetime.datetime, end: datetime.datetime,
                   end + pool_margins.post)
 
 
-def _iso(value: datetime.datetime | None) -> str:
+def iso(value: datetime.datetime | None) -> str:
     if value is None or value >= FOREVER:
         return 'never'
     return value.replace(microsecond=0).isoformat() + 'Z'
@@ -122,7 +122,7 @@ def check_window(start: datetime.datetime, end: datetime.datetime,
     if end <= start:
         raise exception.InvalidParameterValue(
             err='end_at %s must be later than start_at %s.'
-                % (_iso(end), _iso(start)))
+                % (iso(end), iso(start)))
     lifespans.end(policy, start, start, end, holder='the pool %s\'s' % pool)
 
 
@@ -181,12 +181,12 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
         what, until = _holder(node, pool_margins.post)
         if until is not None and until > win.busy_from:
             found.append('node %s is held by %s until %s'
-                         % (node.uuid, what, _iso(until)))
+                         % (node.uuid, what, iso(until)))
         for s in slots.get(node.id, ()):
             if s.busy_from < win.busy_until and s.busy_until > win.busy_from:
                 found.append('node %s is held by %s from %s to %s'
                              % (node.uuid, _slot_holder(s),
-                                _iso(s.busy_from), _iso(s.busy_until)))
+                                iso(s.busy_from), iso(s.busy_until)))
     ends = sorted((e for e in (latest_end(n, slots.get(n.id, []), win,
                                           pool_margins) for n in nodes)
                    if e is not None and e > win.start), reverse=True)
@@ -202,7 +202,7 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
     if len(ends) >= needed:
         latest = 'the latest end possible from start_at%s is %s' % (
             ' for %d nodes' % needed if needed > 1 else '',
-            _iso(ends[needed - 1]))
+            iso(ends[needed - 1]))
     elif needed == 1:
         latest = 'no matching node is free at start_at'
     else:
@@ -212,8 +212,8 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
     return exception.WindowConflict(
         err='%s for the window from %s to %s (held from %s '
             'to %s with the margins of pool %s): %s; %s.'
-            % (head, _iso(win.start), _iso(win.end), _iso(win.busy_from),
-               _iso(win.busy_until), pool, detail, latest))
+            % (head, iso(win.start), iso(win.end), iso(win.busy_from),
+               iso(win.busy_until), pool, detail, latest))
 
 
 class _Busy(Exception):
@@ -370,8 +370,8 @@ def _hold(conn, values: dict, pool: str | None, node, win: Window) -> int:
                      object_name=row.get('name'),
                      state=states.ALLOCATION_SCHEDULED,
                      message='Node %s is held from %s to %s.' % (
-                         node.uuid, _iso(win.busy_from),
-                         _iso(win.busy_until)),
+                         node.uuid, iso(win.busy_from),
+                         iso(win.busy_until)),
                      owner=row.get('owner'),
                      payload=payloads.allocation(None, shown))])
     return alloc_id
@@ -402,7 +402,7 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
             alloc.start_at is not None and new_end <= alloc.start_at)):
         raise exception.InvalidParameterValue(
             err='The lifespan_end of allocation %s must be later than its '
-                'start_at %s.' % (alloc.uuid, _iso(alloc.start_at)))
+                'start_at %s.' % (alloc.uuid, iso(alloc.start_at)))
     node_id = alloc.node_id if alloc.node_id is not None else (
         slot.node_id if slot is not None else None)
     if node_id is None:
@@ -419,9 +419,9 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
         raise exception.WindowConflict(
             err='Allocation %s cannot end at %s: its node %s is held by %s '
                 'from %s; the latest end possible is %s.'
-                % (alloc.uuid, _iso(new_end), first.node_uuid,
-                   _slot_holder(first), _iso(first.busy_from),
-                   _iso(first.busy_from - post)))
+                % (alloc.uuid, iso(new_end), first.node_uuid,
+                   _slot_holder(first), iso(first.busy_from),
+                   iso(first.busy_from - post)))
     if slot is not None:
         slots_db.set_until(conn, alloc.id, until)
         slots_db.refresh_booked(conn, [node_id])
@@ -450,7 +450,7 @@ def start_due(context, host: str, submit) -> int:
                     state=states.ALLOCATING, owner=row.owner,
                     message='The window of the allocation began at %s; '
                             'conductor %s gives it node its slot holds.'
-                            % (_iso(row.busy_from), host))],
+                            % (iso(row.busy_from), host))],
                     conductor=host)
                 started.append(row.id)
             return started

@@ -150,7 +150,7 @@ def create_allocation():
                                                   'lifespan_end')
     # A pool the caller may not read is not found, as a missing one.
     policy.check_readable('Pool', [body.get('pool')])
-    start, end = _window(body)
+    start, end = window(body)
     if start is not None:
         if start > db_api.utcnow():
             alloc = windows.book(
@@ -191,7 +191,7 @@ def instant(body: dict, key: str):
     return validation.timestamp(value, key)
 
 
-def _window(body: dict) -> tuple:
+def window(body: dict) -> tuple:
     """(start, end) of a windowed allocation request, (None, None)
     without start_at.
 

@@ -28,7 +28,9 @@ def parse(text: str) -> datetime.datetime:
     return datetime.datetime.fromisoformat(text).replace(tzinfo=None)
 
 
-class WindowTestCase(base.APITestCase):
+class WindowHelpers(base.APITestCase):
+    """A conductor, its allocation worker, one node, and the requests
+    and checks of windows."""
 
     def setUp(self):
         super().setUp()
@@ -81,6 +83,10 @@ class WindowTestCase(base.APITestCase):
 
     def start_due(self, host='test-host'):
         return windows.start_due(self.context, host, self.started.append)
+
+
+
+class WindowTestCase(WindowHelpers):
 
     # Booking
 
