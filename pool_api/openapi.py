@@ -400,7 +400,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'deploy templates',
-            'allocations', 'reservations', 'ports', 'portgroups', 'volume', 'chassis',
+            'allocations', 'reservations', 'ports', 'portgroups', 'volume',
+            'chassis',
             'drivers', 'conductors', 'pools', 'profiles', 'workflows',
             'brokers', 'external_managers', 'providers', 'content',
             'claims', 'handles', 'events', 'history', 'metrics', 'fleet',

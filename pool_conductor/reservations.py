@@ -12,8 +12,6 @@ members'.
 """
 import datetime
 
-from oslo_utils import uuidutils
-
 from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
