@@ -219,6 +219,38 @@ class ReservationTestCase(test_windows.WindowHelpers):
         # The window is free again for all three.
         self.reserve(3)
 
+    def test_delete_is_all_or_nothing(self):
+        body = self.reserve(2).get_json()
+        first = body['allocations'][0]
+        self.make_due(first['uuid'])
+        self.assertEqual(1, self.start_due())
+        self.assertEqual('allocated', self.worker.process(self.started[0]))
+        # The started member's node is locked by a conductor meanwhile.
+        with self.paused(), db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Node).where(
+                models.Node.uuid == first['node_uuid']).values(
+                reservation='someone'))
+        before = (count_rows(self.context, models.Allocation),
+                  count_rows(self.context, models.NodeSlot),
+                  self.all_events())
+        self.assertError(409, self.delete('/v1/reservations/%s'
+                                          % body['uuid']))
+        self.assertEqual(before, (count_rows(self.context, models.Allocation),
+                                  count_rows(self.context, models.NodeSlot),
+                                  self.all_events()))
+        self.assertEqual(2, len(self.reservation(body['uuid'])[
+            'allocations']))
+        with self.paused(), db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Node).values(reservation=None))
+        self.assertEqual(204, self.delete('/v1/reservations/%s'
+                                          % body['uuid']).status_code)
+
+    def test_a_window_that_has_begun_starts_at_the_next_round(self):
+        body = self.reserve(2, start=-2 * MINUTE, end=HOUR).get_json()
+        self.assertEqual('scheduled', body['state'])
+        self.assertEqual(2, self.start_due())
+        self.assertEqual('starting', self.reservation(body['uuid'])['state'])
+
     def test_a_deleted_member_leaves_the_rest(self):
         body = self.reserve(2).get_json()
         gone = body['allocations'][0]['uuid']
