@@ -73,7 +73,7 @@ def create(context, values: dict, count_min: int, count_max: int,
             held = windows.hold(conn, members, count_min, pool, start, end)
             uuids = [m['uuid'] for m in members[:len(held)]]
             events.record(conn, [events.Event(
-                'reservation', row['uuid'], 'pool.reservation.create',
+                'reservation', row['uuid'], 'pool.reservation.create.end',
                 object_name=row.get('name'),
                 state=states.RESERVATION_SCHEDULED, owner=row.get('owner'),
                 message='%d of %d to %d nodes are held for the window from '
@@ -121,7 +121,7 @@ def _destroy(context, ident: str) -> list[int]:
             raise exception.ReservationNotFound(reservation=ident)
         reservations_db.delete(conn, found.id)
         events.record(conn, [events.Event(
-            'reservation', found.uuid, 'pool.reservation.delete',
+            'reservation', found.uuid, 'pool.reservation.delete.end',
             object_name=found.name, state=states.RESERVATION_ENDED,
             owner=found.owner,
             message='The reservation and its %d allocation(s) are deleted.'

@@ -73,7 +73,7 @@ class ReservationTestCase(test_windows.WindowHelpers):
             self.assertEqual(['baremetal.allocation.create.end',
                               'pool.allocation.scheduled'],
                              self.events_of(member['uuid']))
-        self.assertEqual(['pool.reservation.create'],
+        self.assertEqual(['pool.reservation.create.end'],
                          self.events_of(body['uuid']))
         self.assertEqual([], self.casts)
         # By name too.
@@ -207,7 +207,7 @@ class ReservationTestCase(test_windows.WindowHelpers):
                                            % member['uuid']).status_code)
             self.assertEqual('baremetal.allocation.delete.end',
                              self.events_of(member['uuid'])[-1])
-        self.assertEqual('pool.reservation.delete',
+        self.assertEqual('pool.reservation.delete.end',
                          self.events_of(body['uuid'])[-1])
         self.assertEqual(0, count_rows(self.context, models.NodeSlot))
         self.assertEqual(0, count_rows(self.context, models.Allocation))
