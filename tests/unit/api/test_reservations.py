@@ -7,6 +7,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
 from tests.unit.api import test_policy
+from tests.unit.api import test_statement_budget
 from tests.unit.api import test_windows
 
 HOUR = test_windows.HOUR
@@ -288,6 +289,18 @@ class ReservationTestCase(test_windows.WindowHelpers):
         self.assertError(400, self.get('/v1/reservations?sort_key=count'))
         with db_api.reader(self.context) as session:
             self.assertEqual([], slots_db.overlaps(session.connection()))
+
+    def test_listing_reads_all_members_at_once(self):
+        def statements():
+            with test_statement_budget.Counter() as counted:
+                resp = self.get('/v1/reservations')
+            self.assertEqual(200, resp.status_code)
+            return counted.statements, len(resp.get_json()['reservations'])
+        self.reserve(1, candidate_nodes=['node-0'])
+        one, _ = statements()
+        self.reserve(2, candidate_nodes=['node-1', 'node-2'])
+        self.reserve(3, start=5 * HOUR, end=6 * HOUR)
+        self.assertEqual((one, 3), statements())
 
 
 class ReservationPolicyTestCase(test_policy.PolicyTestCase):
