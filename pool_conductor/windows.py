@@ -20,6 +20,10 @@ allocation that would still hold it when a slot of it begins, and
 extending an allocation (a later lifespan_end) checks the slots of its
 node the same way.
 
+A reservation (reservations.py) books several windows alike in one
+transaction through the same path, hold(): as many nodes as are free, at
+least its minimum, or none.
+
 When a slot begins, a conductor (any: the due rows are claimed with SKIP
 LOCKED) makes the allocation ``allocating`` on itself and runs the
 allocation path for the tentative node; a dead conductor's allocating
