@@ -27,6 +27,7 @@ from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
+from pool_api.schemas import reservations as reservation_schemas
 from pool_api.schemas import responses as response_schemas
 from pool_api.schemas import volumes as volume_schemas
 from pool_api import validation
@@ -87,6 +88,7 @@ def _request_schemas() -> dict:
         'ProviderCreate': claim_schemas.PROVIDER_CREATE,
         'ClaimCreate': claim_schemas.CLAIM_CREATE,
         'ClaimUpdate': claim_schemas.CLAIM_UPDATE,
+        'ReservationCreate': reservation_schemas.CREATE,
     }
 
 
@@ -399,7 +401,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         'tags': [{'name': name} for name in (
             'versions', 'nodes', 'node states', 'traits', 'params',
             'deploy templates',
-            'allocations', 'ports', 'portgroups', 'volume', 'chassis',
+            'allocations', 'reservations', 'ports', 'portgroups', 'volume',
+            'chassis',
             'drivers', 'conductors', 'pools', 'profiles', 'workflows',
             'brokers', 'external_managers', 'providers', 'content',
             'claims', 'handles', 'events', 'history', 'metrics', 'fleet',

@@ -335,6 +335,30 @@ RULES += [
     _rule('pool:claim:delete', CLAIM_MEMBER,
           'Delete a claim, releasing its machines.', [('DELETE', CLAIM)]),
 ]
+RESERVATION_READER = ('(%s) or (role:reader and '
+                      'project_id:%%(reservation.owner)s)' % SYSTEM_READER)
+RESERVATION_MEMBER = ('(%s) or (role:member and '
+                      'project_id:%%(reservation.owner)s)' % SYSTEM_MEMBER)
+RESERVATION = '/v1/reservations/{reservation_ident}'
+RULES += [
+    _rule('pool:reservation:get', RESERVATION_READER,
+          'Show a reservation.', [('GET', RESERVATION)]),
+    _rule('pool:reservation:list', API_READER,
+          'List the reservations one may see: all of them with '
+          'pool:reservation:list_all, else those of the project.',
+          [('GET', '/v1/reservations')]),
+    _rule('pool:reservation:list_all', SYSTEM_READER,
+          'List the reservations of every project.',
+          [('GET', '/v1/reservations')]),
+    _rule('pool:reservation:create', API_MEMBER,
+          'Create a reservation (windowed allocations of several nodes). '
+          'Without baremetal:allocation:create_restricted its owner is the '
+          'project of the token and it takes only the project\'s nodes.',
+          [('POST', '/v1/reservations')]),
+    _rule('pool:reservation:delete', RESERVATION_MEMBER,
+          'Delete a reservation and all its allocations.',
+          [('DELETE', RESERVATION)]),
+]
 _POOL_ACTIONS = [('POST', '/v1/pools/{pool_ident}/%s' % action)
                  for action in ('addMachines', 'removeMachines',
                                 'allocateMachines', 'returnMachines')]
@@ -521,6 +545,14 @@ def authorize_claim(rule: str, claim, ident: str) -> None:
     see."""
     authorize(rule, {'claim.owner': claim.owner or ''}, 'pool:claim:get',
               exception.ClaimNotFound(claim=ident))
+
+
+def authorize_reservation(rule: str, found, ident: str) -> None:
+    """authorize() on a reservation: ReservationNotFound for one the
+    caller cannot see."""
+    authorize(rule, {'reservation.owner': found.owner or ''},
+              'pool:reservation:get',
+              exception.ReservationNotFound(reservation=ident))
 
 
 def project_scope(list_all_rule: str) -> str | None:

@@ -28,6 +28,7 @@ from pool_api.handlers import portgroups
 from pool_api.handlers import ports
 from pool_api.handlers import profiles
 from pool_api.handlers import providers
+from pool_api.handlers import reservations
 from pool_api.handlers import root
 from pool_api.handlers import traits
 from pool_api.handlers import vifs
@@ -40,6 +41,7 @@ from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
+from pool_api.schemas import reservations as reservation_schemas
 from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import volumes as volume_schemas
 
@@ -68,6 +70,7 @@ PROVIDER = '/v1/providers/<provider_name>'
 CLAIM = '/v1/claims/<claim_ident>'
 TEMPLATE = '/v1/deploy_templates/<template_ident>'
 HANDLE = '/v1/handles/<handle_uuid>'
+RESERVATION = '/v1/reservations/<reservation_ident>'
 
 # Query parameters and errors that routes share.
 _FIELDS = ('fields',)
@@ -291,6 +294,22 @@ ROUTES = [
     Route(ALLOCATION, 'DELETE', allocations.delete_allocation,
           Doc('Delete an allocation', 'allocations', status=204,
               errors=_WRITE)),
+    Route('/v1/reservations', 'GET', reservations.list_reservations,
+          Doc('List reservations', 'reservations', 'ReservationList',
+              query=_LIST, sort_keys=reservations.SORT_KEYS,
+              filters=reservation_schemas.FILTERS)),
+    Route('/v1/reservations', 'POST', reservations.create_reservation,
+          Doc('Book windowed allocations of from count.min to count.max '
+              'nodes for one window, all or nothing', 'reservations',
+              'Reservation', status=201, body='ReservationCreate',
+              errors=_WRITE, location=True,
+              creates='reservation_ident')),
+    Route(RESERVATION, 'GET', reservations.get_reservation,
+          Doc('Show a reservation', 'reservations', 'Reservation',
+              query=_FIELDS, errors=_MISSING)),
+    Route(RESERVATION, 'DELETE', reservations.delete_reservation,
+          Doc('Delete a reservation and all its allocations',
+              'reservations', status=204, errors=_WRITE)),
 
     Route('/v1/ports', 'GET', ports.list_ports,
           Doc('List ports', filters={**port_schemas.FILTERS, **_DETAIL},

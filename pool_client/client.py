@@ -514,6 +514,28 @@ class Client:
     def claim_get(self, claim: str, fields=None) -> dict:
         return self.get(_path('claims', claim), params={'fields': fields})
 
+    def reservation_create(self, **fields) -> dict:
+        """Book windowed allocations of several nodes for one window (count
+        an int, or {"min": .., "max": ..}), all or nothing."""
+        return self.post('/v1/reservations', body=fields)
+
+    def reservation_list(self, fields=None, limit: int | None = None,
+                         marker: str | None = None,
+                         sort_key: str | None = None,
+                         sort_dir: str | None = None, **filters) -> list:
+        """Reservations matching the filters (owner, pool)."""
+        params = dict(filters, fields=fields, marker=marker,
+                      sort_key=sort_key, sort_dir=sort_dir)
+        return self._list('reservations', 'reservations', params, limit)
+
+    def reservation_get(self, reservation: str, fields=None) -> dict:
+        return self.get(_path('reservations', reservation),
+                        params={'fields': fields})
+
+    def reservation_delete(self, reservation: str) -> None:
+        """Delete a reservation and all its allocations."""
+        self.delete(_path('reservations', reservation))
+
     def handle_list(self, fields=None, limit: int | None = None,
                     marker: str | None = None, **filters) -> list:
         """Handles of claims matching the filters (claim, provider, node,

@@ -571,28 +571,43 @@ def _destroy(context, ident: str) -> int | None:
         current = allocations_db.find(conn, ident)
         if current is None:
             raise exception.AllocationNotFound(allocation=ident)
-        if current.node_id is not None:
-            # The node first, then the allocation: the lock order of
-            # every writer.
-            nodes = binding_db.lock_nodes(conn, [current.node_id])
-            if nodes and nodes[0].allocation_id == current.id:
-                binding.release(conn, nodes)
-                return (nodes[0].id if nodes[0].external_claim is not None
-                        else None)
-        slot = slots_db.of_allocation(conn, current.id)
-        if slot is not None:
-            # A scheduled allocation: its node's lock first, then its slot
-            # goes with it.
-            binding_db.lock_nodes(conn, [slot.node_id])
-        if allocations_db.lock(conn, current.id) is None:
-            raise exception.AllocationNotFound(allocation=ident)
-        if slot is not None:
-            windows.drop(conn, [current.id])
-        allocations_db.delete(conn, current.id)
-        events.record(conn, [events.Event(
-            'allocation', current.uuid, 'baremetal.allocation.delete.end',
-            payload=payloads.allocation(current))])
-        return None
+        return delete(conn, current, ident)
+
+
+def delete(conn, current, ident: str | None = None) -> int | None:
+    """Delete an allocation (allocations_db.find's row) in the caller's
+    transaction: its node released through the binding writer, or its
+    slot dropped, with its events.
+
+    :returns: the id of its node shared with an external manager where
+        pool holds a claim, if it had one (external.release_idle after
+        the commit).
+    :raises: AllocationNotFound, NodeInWrongState when the node is active
+        and not in maintenance, NodeLocked
+    """
+    ident = ident or current.uuid
+    if current.node_id is not None:
+        # The node first, then the allocation: the lock order of
+        # every writer.
+        nodes = binding_db.lock_nodes(conn, [current.node_id])
+        if nodes and nodes[0].allocation_id == current.id:
+            binding.release(conn, nodes)
+            return (nodes[0].id if nodes[0].external_claim is not None
+                    else None)
+    slot = slots_db.of_allocation(conn, current.id)
+    if slot is not None:
+        # A scheduled allocation: its node's lock first, then its slot
+        # goes with it.
+        binding_db.lock_nodes(conn, [slot.node_id])
+    if allocations_db.lock(conn, current.id) is None:
+        raise exception.AllocationNotFound(allocation=ident)
+    if slot is not None:
+        windows.drop(conn, [current.id])
+    allocations_db.delete(conn, current.id)
+    events.record(conn, [events.Event(
+        'allocation', current.uuid, 'baremetal.allocation.delete.end',
+        payload=payloads.allocation(current))])
+    return None
 
 
 class AllocationWorker:

@@ -142,6 +142,10 @@ class ClaimNotFound(NotFound):
     """Claim %(claim)s could not be found."""
 
 
+class ReservationNotFound(NotFound):
+    """Reservation %(reservation)s could not be found."""
+
+
 class HandleNotFound(NotFound):
     """Handle %(handle)s could not be found."""
 
@@ -314,6 +318,14 @@ class ClaimDuplicateName(Conflict):
 
 class ClaimAlreadyExists(Conflict):
     """A claim with UUID %(uuid)s already exists."""
+
+
+class ReservationDuplicateName(Conflict):
+    """A reservation with name %(name)s already exists."""
+
+
+class ReservationAlreadyExists(Conflict):
+    """A reservation with UUID %(uuid)s already exists."""
 
 
 class AllocationOfClaim(Conflict):

@@ -120,8 +120,8 @@ def heal(conn, node_ids, why: str, host: str | None = None) -> int:
                              row.busy_until)
         lost_msg = 'Node %s was lost before the window began (%s)' % (
             row.node_uuid, why)
-        node, _nodes, _skipped = windows.take_free(conn, pool, row, win,
-                                                   post)
+        taken = windows.take_free(conn, pool, row, win, post).taken
+        node = taken[0] if taken else None
         if node is not None:
             # The allocation's row lock after the nodes': the lock order
             # of every writer (a start in progress keeps it).
@@ -170,8 +170,8 @@ def _settle(conn, row, now: datetime.datetime, pools: dict,
                       level='error', state=states.ALLOCATION_ERROR,
                       changes={'node_uuid': None, 'last_error': error})
     win = windows.window(row.start_at, row.lifespan_end, pool_margins)
-    node, _nodes, _skipped = windows.take_free(conn, pool, row, win,
-                                               pool_margins.post)
+    taken = windows.take_free(conn, pool, row, win, pool_margins.post).taken
+    node = taken[0] if taken else None
     if node is None:
         return None
     slots_db.insert(conn, node.id, row.id, win.busy_from, win.busy_until)

@@ -260,6 +260,20 @@ def claim(obj, changes: dict | None = None) -> dict:
     return pool('ClaimPayload', CLAIM_VERSION, data)
 
 
+RESERVATION_FIELDS = ('uuid', 'name', 'owner', 'pool', 'resource_class',
+                      'traits', 'count_min', 'count_max', 'start_at',
+                      'end_at', 'created_at')
+RESERVATION_VERSION = '1.0'
+
+
+def reservation(obj: dict, allocations: list[str]) -> dict:
+    """A reservation's payload (ReservationPayload): its fields and the
+    uuids of its allocations."""
+    data = {f: _plain(obj.get(f)) for f in RESERVATION_FIELDS}
+    data['allocations'] = list(allocations)
+    return pool('ReservationPayload', RESERVATION_VERSION, data)
+
+
 def conductor(hostname: str, online: bool, **more) -> dict:
     """A conductor's payload (ConductorPayload)."""
     return pool('ConductorPayload', '1.0', {

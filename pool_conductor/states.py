@@ -122,6 +122,18 @@ CLAIM_ERROR = 'error'
 CLAIM_EXPIRED = 'expired'
 CLAIM_STATES = (CLAIM_PENDING, CLAIM_BOUND, CLAIM_READY, CLAIM_ERROR,
                 CLAIM_EXPIRED)
+# Reservations (windowed allocations of several nodes booked together):
+# shown from their members: scheduled while all wait for the window,
+# starting while some are started, active once all are, error when one
+# is, ended when none is left (expired or deleted).
+RESERVATION_SCHEDULED = 'scheduled'
+RESERVATION_STARTING = 'starting'
+RESERVATION_ACTIVE = 'active'
+RESERVATION_ERROR = 'error'
+RESERVATION_ENDED = 'ended'
+RESERVATION_STATES = (RESERVATION_SCHEDULED, RESERVATION_STARTING,
+                      RESERVATION_ACTIVE, RESERVATION_ERROR,
+                      RESERVATION_ENDED)
 # Handles (Poolboy's ResourceHandles): what a claim holds for each of
 # its resources. A resource no machine is bound to yet is unbound; a
 # bound machine is building until it is InUse in its pool, then ready;

@@ -151,66 +151,84 @@ def at_once(windows: list) -> int:
 
 def _check_caps(conn, project: str, start: datetime.datetime,
                 end: datetime.datetime, exclude: int | None = None,
-                new: bool = True) -> None:
-    """A project's caps, counted under its row's lock with the window
-    [start, end) it books (new) or extends (exclude: its own row).
+                new: bool = True, count: int = 1, most: int = 1) -> int:
+    """A project's caps, counted under its row's lock with the windows
+    [start, end) it books (new: at least count, at most most of them) or
+    extends (exclude: its own row).
 
+    :returns: how many of the windows, from count to most, the caps allow
     :raises: WindowLimitExceeded naming the cap and the usage
     """
     conf = CONF.reservations
     if not (conf.max_future_per_project or conf.max_active_per_project
             or conf.max_node_hours_per_project):
-        return
+        return most
     policy_db.lock_project(conn, project)
     held = policy_db.windows_of(conn, project, exclude=exclude)
     scheduled = [w for w in held if w.state == states.ALLOCATION_SCHEDULED]
-    if new and conf.max_future_per_project and (
-            len(scheduled) >= conf.max_future_per_project):
-        raise exception.WindowLimitExceeded(
-            err='Project %s has %d scheduled windows, as many as allowed '
-                '([reservations] max_future_per_project = %d); one more '
-                'can be booked once one of them started or was deleted.'
-                % (project, len(scheduled), conf.max_future_per_project))
+    more = '' if count == 1 else ' (%d asked at least)' % count
+    allowed = most
+    if new and conf.max_future_per_project:
+        room = conf.max_future_per_project - len(scheduled)
+        if room < count:
+            raise exception.WindowLimitExceeded(
+                err='Project %s has %d scheduled windows, as many as allowed '
+                    '([reservations] max_future_per_project = %d)%s; one '
+                    'more can be booked once one of them started or was '
+                    'deleted.' % (project, len(scheduled),
+                                  conf.max_future_per_project, more))
+        allowed = min(allowed, room)
     if conf.max_active_per_project:
         over = [w for w in held
                 if w.start_at < end and w.lifespan_end > start]
-        most = at_once(over) + 1
-        if most > conf.max_active_per_project:
+        room = conf.max_active_per_project - at_once(over)
+        if room < count:
             raise exception.WindowLimitExceeded(
                 err='Project %s would hold %d windows at once between %s '
                     'and %s, more than the %d allowed ([reservations] '
                     'max_active_per_project); its windows there: %s.'
-                    % (project, most, _iso(start), _iso(end),
-                       conf.max_active_per_project,
+                    % (project, at_once(over) + count, _iso(start),
+                       _iso(end), conf.max_active_per_project,
                        ', '.join('%s (%s to %s)' % (
                            w.uuid, _iso(w.start_at), _iso(w.lifespan_end))
                            for w in over[:_NAMED])
                        + (' and %d more' % (len(over) - _NAMED)
                           if len(over) > _NAMED else '')))
+        allowed = min(allowed, room)
     if conf.max_node_hours_per_project:
         used = sum(_hours(w.lifespan_end - w.start_at) for w in held)
         asked = _hours(end - start)
-        if used + asked > conf.max_node_hours_per_project + 1e-9:
+        room = int((conf.max_node_hours_per_project - used + 1e-9) // asked)
+        if room < count:
             raise exception.WindowLimitExceeded(
                 err='Project %s holds %.2f machine-hours in its scheduled '
-                    'and started windows; this window of %.2f hours would '
-                    'make %.2f, more than the %.2f allowed ([reservations] '
+                    'and started windows; %s of %.2f hours would make '
+                    '%.2f, more than the %.2f allowed ([reservations] '
                     'max_node_hours_per_project).'
-                    % (project, used, asked, used + asked,
+                    % (project, used, 'this window' if count == 1
+                       else '%d windows' % count, asked,
+                       used + asked * count,
                        conf.max_node_hours_per_project))
+        allowed = min(allowed, room)
+    return allowed
 
 
 def check_booking(conn, owner: str | None, start: datetime.datetime,
-                  end: datetime.datetime) -> None:
-    """A new window keeps to the bounds and its project's caps (an
+                  end: datetime.datetime, count: int = 1,
+                  most: int = 1) -> int:
+    """New windows keep to the bounds and their project's caps (an
     allocation without an owner has no project to count in), in the
-    booking's transaction.
+    booking's transaction, before any node is locked.
 
+    :param count: how many windows must fit (a reservation's minimum).
+    :param most: how many are asked for at most.
+    :returns: how many of them, from count to most, may be booked.
     :raises: InvalidParameterValue, WindowLimitExceeded
     """
     check_bounds(start, end, db_api.utcnow())
     if owner:
-        _check_caps(conn, owner, start, end)
+        return _check_caps(conn, owner, start, end, count=count, most=most)
+    return most
 
 
 def check_extension(conn, alloc, new_end: datetime.datetime | None

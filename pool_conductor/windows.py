@@ -20,6 +20,10 @@ allocation that would still hold it when a slot of it begins, and
 extending an allocation (a later lifespan_end) checks the slots of its
 node the same way.
 
+A reservation (reservations.py) books several windows alike in one
+transaction through the same path, hold(): as many nodes as are free, at
+least its minimum, or none.
+
 When a slot begins, a conductor (any: the due rows are claimed with SKIP
 LOCKED) makes the allocation ``allocating`` on itself and runs the
 allocation path for the tentative node; a dead conductor's allocating
@@ -32,6 +36,7 @@ flagged missing_resources without a node (pool_conductor.healing).
 import dataclasses
 import datetime
 import random
+import typing
 
 from oslo_db import exception as db_exc
 from oslo_log import log
@@ -110,7 +115,7 @@ def window(start: datetime.datetime, end: datetime.datetime,
                   end + pool_margins.post)
 
 
-def _iso(value: datetime.datetime | None) -> str:
+def iso(value: datetime.datetime | None) -> str:
     if value is None or value >= FOREVER:
         return 'never'
     return value.replace(microsecond=0).isoformat() + 'Z'
@@ -126,7 +131,7 @@ def check_window(start: datetime.datetime, end: datetime.datetime,
     if end <= start:
         raise exception.InvalidParameterValue(
             err='end_at %s must be later than start_at %s.'
-                % (_iso(end), _iso(start)))
+                % (iso(end), iso(start)))
     lifespans.end(policy, start, start, end, holder='the pool %s\'s' % pool)
 
 
@@ -215,36 +220,86 @@ def latest_end(node, slots: list, win: Window,
 
 
 def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
-              pool: str) -> exception.WindowConflict:
-    """The 409 of a window no node is free for: what holds the first
-    nodes over it, and the latest end possible from its start."""
+              pool: str, needed: int = 1, free: int = 0
+              ) -> exception.WindowConflict:
+    """The 409 of a window fewer nodes than needed are free for: what
+    holds the first nodes over it, and the latest end possible from its
+    start for as many nodes as needed."""
     found = []
     for node in nodes:
         what, until = _holder(node, pool_margins.post)
         if until is not None and until > win.busy_from:
             found.append('node %s is held by %s until %s'
-                         % (node.uuid, what, _iso(until)))
+                         % (node.uuid, what, iso(until)))
         for s in slots.get(node.id, ()):
             if s.busy_from < win.busy_until and s.busy_until > win.busy_from:
                 found.append('node %s is held by %s from %s to %s'
                              % (node.uuid, _slot_holder(s),
-                                _iso(s.busy_from), _iso(s.busy_until)))
-    ends = [e for e in (latest_end(n, slots.get(n.id, []), win,
-                                   pool_margins) for n in nodes)
-            if e is not None and e > win.start]
+                                iso(s.busy_from), iso(s.busy_until)))
+    ends = sorted((e for e in (latest_end(n, slots.get(n.id, []), win,
+                                          pool_margins) for n in nodes)
+                   if e is not None and e > win.start), reverse=True)
     if not nodes:
         detail = 'no node of pool %s matches the request' % pool
+    elif not found:
+        detail = 'only %d node(s) of pool %s match the request' % (
+            len(nodes), pool)
     else:
         detail = '; '.join(found[:_NAMED]) + (
             ' (and %d more)' % (len(found) - _NAMED)
             if len(found) > _NAMED else '')
-    latest = ('the latest end possible from start_at is %s' % _iso(max(ends))
-              if ends else 'no matching node is free at start_at')
+    if len(ends) >= needed:
+        latest = 'the latest end possible from start_at%s is %s' % (
+            ' for %d nodes' % needed if needed > 1 else '',
+            iso(ends[needed - 1]))
+    elif needed == 1:
+        latest = 'no matching node is free at start_at'
+    else:
+        latest = 'fewer than %d matching nodes are free at start_at' % needed
+    head = ('No node is free' if needed == 1 else
+            'Only %d of the %d nodes needed are free' % (free, needed))
     return exception.WindowConflict(
-        err='No node is free for the window from %s to %s (held from %s '
+        err='%s for the window from %s to %s (held from %s '
             'to %s with the margins of pool %s): %s; %s.'
-            % (_iso(win.start), _iso(win.end), _iso(win.busy_from),
-               _iso(win.busy_until), pool, detail, latest))
+            % (head, iso(win.start), iso(win.end), iso(win.busy_from),
+               iso(win.busy_until), pool, detail, latest))
+
+
+class _Busy(Exception):
+    """Candidates were locked by other transactions: try again."""
+
+
+def booking(attempt, on_duplicate):
+    """Run a booking transaction (attempt) again while its candidates
+    were locked by others or it met a deadlock, and turn what the
+    database refused into the API's errors.
+
+    :param on_duplicate: called with a DBDuplicateEntry; raises.
+    :raises: WindowConflict for a slot PostgreSQL's exclusion constraint
+        refused (a concurrent booking of the node), what on_duplicate
+        raises
+    """
+    def once():
+        try:
+            return attempt()
+        except (_Busy, db_exc.DBDeadlock):
+            return rounds.BUSY
+    try:
+        return retry.while_result(once, rounds.BUSY, 0.005, 0.25)
+    except db_exc.DBDuplicateEntry as exc:
+        on_duplicate(exc)
+    except db_exc.DBError as exc:
+        if db_api.is_exclusion_violation(exc):
+            raise exception.WindowConflict(
+                err='Another allocation booked an overlapping window of '
+                    'the node meanwhile; please retry.') from None
+        raise
+
+
+def defaults(values: dict) -> dict:
+    """An allocation request's fields with their defaults, and a uuid."""
+    return {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
+            'uuid': values.get('uuid') or uuidutils.generate_uuid()}
 
 
 def book(context, values: dict, pool: str | None, start: datetime.datetime,
@@ -263,59 +318,76 @@ def book(context, values: dict, pool: str | None, start: datetime.datetime,
         when no node is free for it, AllocationDuplicateName,
         AllocationAlreadyExists
     """
-    values = {'traits': [], 'candidate_nodes': [], 'extra': {}, **values,
-              'uuid': values.get('uuid') or uuidutils.generate_uuid()}
-    name = pool or models.DEFAULT_POOL
+    values = defaults(values)
 
     def attempt():
-        try:
-            return _book(context, values, pool, name, start, end, rng)
-        except db_exc.DBDeadlock:
-            return rounds.BUSY
-    try:
-        alloc = retry.while_result(attempt, rounds.BUSY, 0.005, 0.25)
-    except db_exc.DBDuplicateEntry as exc:
-        allocations_db.raise_duplicate(exc, values)
-    except db_exc.DBError as exc:
-        if db_api.is_exclusion_violation(exc):
-            raise exception.WindowConflict(
-                err='Another allocation booked an overlapping window of '
-                    'the node meanwhile; please retry.') from None
-        raise
+        with db_api.writer_connection(context) as conn:
+            return hold(conn, [values], 1, pool, start, end, rng)[0][0]
+    alloc = booking(attempt, lambda exc: allocations_db.raise_duplicate(
+        exc, values))
     return allocations_db.get_allocation_by_id(context, alloc)
 
 
-def _book(context, values: dict, pool: str | None, name: str,
-          start: datetime.datetime, end: datetime.datetime, rng=None):
-    with db_api.writer_connection(context) as conn:
-        found = slots_db.margins(conn, name)
-        if found is None:
-            raise exception.ObjectNotFound(kind='Pool', name=name)
-        check_window(start, end, found.lifespan, name)
-        # The operators' bounds and the project's caps (under its lock,
-        # taken before any node's).
-        window_policy.check_booking(conn, values.get('owner'), start, end)
-        pool_margins = margins(found.reservation_pre_margin,
-                               found.reservation_post_margin)
-        win = window(start, end, pool_margins)
-        node, nodes, skipped = take_free(conn, name, values, win,
-                                         pool_margins.post, rng)
-        if node is not None:
-            return _hold(conn, values, pool, node, win)
-        if skipped:
-            return rounds.BUSY
-        raise _conflict(nodes, by_node(slots_db.of_nodes(
-            conn, [n.id for n in nodes], win.busy_from)), win, pool_margins,
-            name)
+def hold(conn, members: list[dict], minimum: int, pool: str | None,
+         start: datetime.datetime, end: datetime.datetime, rng=None
+         ) -> list[tuple[int, object]]:
+    """Book a window for as many of members (allocation requests alike
+    but for their uuid) as there are free matching nodes and the caps of
+    their project allow, at least minimum, in the caller's transaction:
+    each a scheduled allocation holding a slot of its node, with its
+    events.
+
+    :param rng: seeds the order in which the free nodes are tried.
+    :returns: (allocation id, node) of each booked member, in order.
+    :raises: ObjectNotFound for a pool, InvalidParameterValue for a
+        window its pool's lifespan or the operators' bounds do not allow,
+        WindowLimitExceeded past a cap of its project, WindowConflict
+        when fewer than minimum nodes are free for it, _Busy when
+        candidates were locked by others (try again in a new transaction)
+    """
+    values = members[0]
+    name = pool or models.DEFAULT_POOL
+    found = slots_db.margins(conn, name)
+    if found is None:
+        raise exception.ObjectNotFound(kind='Pool', name=name)
+    check_window(start, end, found.lifespan, name)
+    # The operators' bounds and the project's caps (under its lock, taken
+    # before any node's).
+    allowed = window_policy.check_booking(conn, values.get('owner'), start,
+                                          end, minimum, len(members))
+    pool_margins = margins(found.reservation_pre_margin,
+                           found.reservation_post_margin)
+    win = window(start, end, pool_margins)
+    got = take_free(conn, name, values, win, pool_margins.post, rng,
+                    allowed, minimum)
+    if len(got.taken) >= minimum:
+        return [(_hold(conn, member, pool, node, win), node)
+                for member, node in zip(members[:len(got.taken)], got.taken,
+                                        strict=True)]
+    if got.skipped:
+        raise _Busy()
+    raise _conflict(got.matching, by_node(slots_db.of_nodes(
+        conn, [n.id for n in got.matching], win.busy_from)), win,
+        pool_margins, name, minimum, max(len(got.taken), got.free))
+
+
+class Taken(typing.NamedTuple):
+    """What take_free() found."""
+
+    taken: list       # the nodes taken, locked by the transaction
+    matching: list    # the members of the pool that match the request
+    skipped: bool     # whether a free one was passed over as locked
+    free: int         # how many matching nodes were free for the window
 
 
 def take_free(conn, pool: str, request, win: Window,
-              post: datetime.timedelta, rng=None) -> tuple:
-    """A member of a pool that matches a request (its resource_class,
-    traits, owner and candidate_nodes, as a dict or an allocation's row)
-    and is free for a window, locked by this transaction (SKIP LOCKED),
-    checked again under its lock: (the node or None, the matching nodes,
-    whether a free one was skipped as locked).
+              post: datetime.timedelta, rng=None, want: int = 1,
+              need: int = 1) -> Taken:
+    """Up to want members of a pool that match a request (its
+    resource_class, traits, owner and candidate_nodes, as a dict or an
+    allocation's row) and are free for a window, each locked by this
+    transaction (SKIP LOCKED) and checked again under its lock; none
+    when fewer than need are free.
 
     :param rng: seeds the order in which the free nodes are tried.
     """
@@ -324,8 +396,13 @@ def take_free(conn, pool: str, request, win: Window,
                'resource_class', 'traits', 'owner', 'candidate_nodes')})
     # Only the slots over the window decide; the 409 reads the rest.
     nodes, free, _ = free_nodes_for(conn, pool, ask, win, post)
+    taken: list = []
     skipped = False
-    for candidate in order(free, rng)[:_TRIES]:
+    if len(free) < need:
+        return Taken(taken, nodes, skipped, len(free))
+    for candidate in order(free, rng)[:want + _TRIES - 1]:
+        if len(taken) == want:
+            break
         node = slots_db.lock_node(conn, candidate.id)
         if node is None:
             skipped = True
@@ -337,8 +414,8 @@ def take_free(conn, pool: str, request, win: Window,
             ask.get('owner'), [node.uuid]) if r.id == node.id]
         if again and free_for(again[0], slots_db.overlapping(
                 conn, [node.id], win.busy_from, win.busy_until), win, post):
-            return node, nodes, skipped
-    return None, nodes, skipped
+            taken.append(node)
+    return Taken(taken, nodes, skipped, len(free))
 
 
 def by_node(slots: list) -> dict[int, list]:
@@ -368,8 +445,8 @@ def _hold(conn, values: dict, pool: str | None, node, win: Window) -> int:
                      object_name=row.get('name'),
                      state=states.ALLOCATION_SCHEDULED,
                      message='Node %s is held from %s to %s.' % (
-                         node.uuid, _iso(win.busy_from),
-                         _iso(win.busy_until)),
+                         node.uuid, iso(win.busy_from),
+                         iso(win.busy_until)),
                      owner=row.get('owner'),
                      payload=payloads.allocation(None, shown))])
     return alloc_id
@@ -402,7 +479,7 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
             alloc.start_at is not None and new_end <= alloc.start_at)):
         raise exception.InvalidParameterValue(
             err='The lifespan_end of allocation %s must be later than its '
-                'start_at %s.' % (alloc.uuid, _iso(alloc.start_at)))
+                'start_at %s.' % (alloc.uuid, iso(alloc.start_at)))
     node_id = alloc.node_id if alloc.node_id is not None else (
         slot.node_id if slot is not None else None)
     if node_id is None:
@@ -419,9 +496,9 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
         raise exception.WindowConflict(
             err='Allocation %s cannot end at %s: its node %s is held by %s '
                 'from %s; the latest end possible is %s.'
-                % (alloc.uuid, _iso(new_end), first.node_uuid,
-                   _slot_holder(first), _iso(first.busy_from),
-                   _iso(first.busy_from - post)))
+                % (alloc.uuid, iso(new_end), first.node_uuid,
+                   _slot_holder(first), iso(first.busy_from),
+                   iso(first.busy_from - post)))
     if slot is not None:
         slots_db.set_until(conn, alloc.id, until)
         slots_db.refresh_booked(conn, [node_id])
@@ -450,7 +527,7 @@ def start_due(context, host: str, submit) -> int:
                     state=states.ALLOCATING, owner=row.owner,
                     message='The window of the allocation began at %s; '
                             'conductor %s gives it node its slot holds.'
-                            % (_iso(row.busy_from), host))],
+                            % (iso(row.busy_from), host))],
                     conductor=host)
                 started.append(row.id)
             return started

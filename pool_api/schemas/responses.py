@@ -278,6 +278,29 @@ CLAIM_FIELDS = {
     'updated_at': _NULLABLE_TIMESTAMP,
     'links': _LINKS,
 }
+RESERVATION_FIELDS = {
+    'uuid': STRING,
+    'name': _NULLABLE_STRING,
+    'owner': _NULLABLE_STRING,
+    'state': {'type': 'string', 'enum': list(states.RESERVATION_STATES)},
+    'count': _object({'min': {'type': 'integer'},
+                      'max': {'type': 'integer'}}, required=('min', 'max')),
+    'pool': STRING,
+    'resource_class': _NULLABLE_STRING,
+    'traits': _STRINGS,
+    'candidate_nodes': _STRINGS,
+    'extra': _OBJECT,
+    'start_at': _TIMESTAMP,
+    'end_at': _TIMESTAMP,
+    'allocations': {'type': 'array', 'items': _object({
+        'uuid': STRING,
+        'node_uuid': _NULLABLE_STRING,
+        'state': {'type': 'string', 'enum': list(states.ALLOCATION_STATES)},
+    }, required=('uuid', 'node_uuid', 'state'))},
+    'created_at': _TIMESTAMP,
+    'updated_at': _NULLABLE_TIMESTAMP,
+    'links': _LINKS,
+}
 HANDLE_FIELDS = {
     'uuid': _NULLABLE_STRING,
     'claim_uuid': STRING,
@@ -707,6 +730,16 @@ SCHEMAS = {
         'next': {'type': 'string', 'format': 'uri',
                  'description': 'The next page, when this one is full.'},
     }, required=('claims',)),
+    'Reservation': _object(
+        RESERVATION_FIELDS, required=('links',),
+        description='A reservation: windowed allocations of several nodes '
+                    'booked together. Which fields it has depends on the '
+                    'fields parameter; links are always there.'),
+    'ReservationList': _object({
+        'reservations': {'type': 'array', 'items': _ref('Reservation')},
+        'next': {'type': 'string', 'format': 'uri',
+                 'description': 'The next page, when this one is full.'},
+    }, required=('reservations',)),
     'Handle': _object(
         HANDLE_FIELDS,
         description='What a claim holds for one resource (Poolboy\'s '

@@ -115,6 +115,13 @@ opts = [
                     'per end (an extension announces its new end again). '
                     'Checked in the rounds of check_interval. 0 disables '
                     'it.'),
+    cfg.IntOpt('max_count',
+               default=100,
+               min=1,
+               max=10000,
+               help='The most nodes one reservation (POST '
+                    '/v1/reservations) may ask for: a larger count.max is '
+                    'a 400.'),
 ]
 
 

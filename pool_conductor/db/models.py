@@ -330,6 +330,11 @@ class Allocation(TimestampMixin, Base):
         sa.ForeignKey('claims.id', name='allocations_claim_id_fkey'),
         index=True)
     claim_resource: orm.Mapped[int | None] = orm.mapped_column(sa.Integer)
+    # The reservation the allocation is a member of, if any.
+    reservation_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('reservations.id',
+                      name='allocations_reservation_id_fkey'),
+        index=True)
     # What the allocation set on its node, which its end takes off:
     # {"params": {key: the node's value before, or absent},
     #  "unset": [keys the node did not have], "profiles": [added]}.
@@ -708,6 +713,36 @@ class Claim(TimestampMixin, Base):
     # Who asked for the claim (user_id, user_name, project_id,
     # project_name): requester_identity and requester_user of templates.
     requester: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
+
+
+class Reservation(TimestampMixin, Base):
+    """Windowed allocations of several nodes booked together, all or
+    nothing: between count_min and count_max members."""
+
+    __tablename__ = 'reservations'
+    __table_args__ = (
+        sa.Index('reservations_owner_idx', 'owner'),
+        sa.UniqueConstraint('uuid', name='uniq_reservations0uuid'),
+        sa.UniqueConstraint('name', name='uniq_reservations0name'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    name: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    owner: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    pool: orm.Mapped[str | None] = orm.mapped_column(sa.String(255))
+    resource_class: orm.Mapped[str | None] = orm.mapped_column(
+        sa.String(80))
+    traits: orm.Mapped[list] = orm.mapped_column(JSONType, default=list)
+    candidate_nodes: orm.Mapped[list] = orm.mapped_column(JSONType,
+                                                          default=list)
+    extra: orm.Mapped[dict] = orm.mapped_column(JSONType, default=dict)
+    count_min: orm.Mapped[int] = orm.mapped_column(sa.Integer)
+    count_max: orm.Mapped[int] = orm.mapped_column(sa.Integer)
+    start_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
+    end_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
 
 
 # Times to the microsecond on MariaDB too (its DATETIME keeps seconds).

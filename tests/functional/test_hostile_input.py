@@ -32,6 +32,7 @@ PATH_VALUES = {'node_ident': NODE, 'pool_name': 'p1', 'trait': 'CUSTOM_T',
                'allocation_ident': 'a1', 'profile_name': 'pr1',
                'workflow_name': 'w1', 'hostname': 'h1', 'broker_name': 'b1',
                'provider_name': 'pv1', 'claim_ident': 'c1',
+               'reservation_ident': 'r1',
                'manager_name': 'm1', 'indicator': 'led@system',
                'template_ident': 'CUSTOM_T1', 'portgroup_ident': 'pg1',
                'connector_uuid': '0f5e2a4c-1d2b-4c3a-9e8f-7a6b5c4d3e21',
@@ -75,6 +76,14 @@ FIELD_BODIES = [
     ('claim lifespan_end patched past 9999-12-30', 'PATCH',
      '/v1/claims/c1', '[{"op": "add", "path": "/lifespan_end", '
                       '"value": "%s"}]' % LATE),
+    ('reservation count past int()', 'POST', '/v1/reservations',
+     '{"count": %s, "start_at": "2030-01-01T00:00:00Z", "duration": "1h"}'
+     % NINES),
+    ('reservation count.max of 401 digits', 'POST', '/v1/reservations',
+     '{"count": {"min": 1, "max": %s}, "start_at": '
+     '"2030-01-01T00:00:00Z", "duration": "1h"}' % ('9' * 401)),
+    ('reservation start_at past 9999-12-30', 'POST', '/v1/reservations',
+     '{"count": 1, "start_at": "%s", "duration": "1h"}' % LATE),
     ('allocation lifespan_end past 9999-12-30', 'POST', '/v1/allocations',
      '{"resource_class": "rc", "lifespan_end": "%s"}' % LATE),
     ('claim of too many resources', 'POST', '/v1/claims',
@@ -125,6 +134,8 @@ BAD_NAMES = ('.', '..', 'a/b', 'a\n', ' a', 'a ', 'x' * 256, '')
 NAMED_BODIES = [
     ('POST', '/v1/nodes', '{"driver": "fake-hardware", "name": %s}'),
     ('POST', '/v1/allocations', '{"resource_class": "rc", "name": %s}'),
+    ('POST', '/v1/reservations', '{"count": 1, "duration": "1h", '
+     '"start_at": "2030-01-01T00:00:00Z", "name": %s}'),
     ('POST', '/v1/pools', '{"name": %s}'),
     ('POST', '/v1/profiles', '{"name": %s}'),
     ('POST', '/v1/workflows', '{"name": %s}'),

@@ -31,6 +31,7 @@ from pool_api.schemas import external_managers as \
     external_manager_schemas
 from pool_api.schemas import nodes as node_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_api.schemas import reservations as reservation_schemas
 from pool_api.schemas import portgroups as portgroup_schemas
 from pool_api.schemas import ports as port_schemas
 from pool_api.schemas import volumes as volume_schemas
@@ -234,6 +235,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
             ('/v1/nodes/{node_ident}/management/indicators/{indicator}',
              'put'): node_schemas.INDICATOR_STATE,
             ('/v1/allocations', 'post'): allocation_schemas.CREATE,
+            ('/v1/reservations', 'post'): reservation_schemas.CREATE,
             ('/v1/allocations/{allocation_ident}', 'patch'):
                 validation.PATCH_SCHEMA,
             ('/v1/nodes/{node_ident}/params', 'put'):

@@ -29,6 +29,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
+from pool_conductor.db import reservations as reservations_db
 from tests.unit.api import base
 from tests.unit.api.test_pools import POOL_PARAMS
 
@@ -278,6 +279,12 @@ CASES = [
     ('PATCH', '/v1/claims/{claim}',
      [{'op': 'add', 'path': '/lifespan_end', 'value': None}], WRITE_ALLOC),
     ('DELETE', '/v1/claims/{claim}', None, WRITE_ALLOC),
+    # Reservations are scoped to their owner as allocations are; a count
+    # of 0 is refused (400) once the policy let it through.
+    ('GET', '/v1/reservations', None, ANY_READER),
+    ('POST', '/v1/reservations', {'count': 0}, ANY_MEMBER),
+    ('GET', '/v1/reservations/{reservation}', None, READ_ALLOC),
+    ('DELETE', '/v1/reservations/{reservation}', None, WRITE_ALLOC),
     # Handles are read as their claims are.
     ('GET', '/v1/handles', None, ANY_READER),
     ('GET', '/v1/handles/{handle}', None, READ_ALLOC),
@@ -322,6 +329,7 @@ def _placeholders(rule: str) -> str:
                         ('<manager_name>', '{external_managers}'),
                         ('<provider_name>', '{providers}'),
                         ('<claim_ident>', '{claim}'),
+                        ('<reservation_ident>', '{reservation}'),
                         ('<template_ident>', '{template}'),
                         ('<handle_uuid>', '{handle}'),
                         ('<event_uuid>', '{event}')):
@@ -398,6 +406,16 @@ class PolicyTestCase(base.APITestCase):
             ids['claim'] = claims_db.create(self.context, {
                 'uuid': str(uuid.uuid4()), 'owner': PROJECT,
                 'resources': [], 'state': 'error'}).uuid
+        if '{reservation}' in path:
+            with db_api.writer_connection(self.context) as conn:
+                found = str(uuid.uuid4())
+                reservations_db.insert(conn, {
+                    'uuid': found, 'owner': PROJECT, 'traits': [],
+                    'candidate_nodes': [], 'extra': {}, 'count_min': 1,
+                    'count_max': 1, 'start_at': db_api.utcnow(),
+                    'end_at': db_api.utcnow(),
+                    'created_at': db_api.utcnow()})
+            ids['reservation'] = found
         if '{template}' in path:
             ids['template'] = templates_db.create(self.context, {
                 'name': 'CUSTOM_%s' % uuid.uuid4().hex[:8].upper(),

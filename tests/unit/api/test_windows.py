@@ -29,8 +29,8 @@ def parse(text: str) -> datetime.datetime:
 
 
 class WindowBase(base.APITestCase):
-    """A node, a worker of test-host and the ways of booking, starting
-    and reading windows."""
+    """A conductor, its allocation worker, one node, and the ways of
+    booking, starting and reading windows."""
 
     def setUp(self):
         super().setUp()

@@ -191,6 +191,8 @@ class TestEntryPoints(base.BaseTestCase):
                      'pool_broker_show', 'pool_broker_set',
                      'pool_broker_unset', 'pool_broker_delete',
                      'pool_handle_list', 'pool_handle_show',
+                     'pool_reservation_create', 'pool_reservation_list',
+                     'pool_reservation_show', 'pool_reservation_delete',
                      *('pool_%s_%s' % (noun, verb)
                        for noun in ('provider', 'claim')
                        for verb in ('create', 'list', 'show', 'set',

@@ -19,6 +19,7 @@ from pool_conductor import workflows
 from tests.unit.api import base
 from tests.unit.api import test_claims
 from tests.unit.api import test_window_policy
+from tests.unit.api import test_reservations
 from tests.unit.api import test_windows
 from pool_conductor.external_managers import fake
 from tests.unit.conductor import test_autofill
@@ -678,6 +679,12 @@ class NodePatchEventsTestCase(Watched, base.APITestCase):
                                         data['conductor_group']))
         self.assertIs(True, found[3].payload['ironic_object.data'][
             'retired'])
+
+
+class ReservationEventsTestCase(Watched,
+                                test_reservations.ReservationTestCase):
+    """Booking, starting and deleting a reservation record their events
+    in their transactions; a refused one records none."""
 
 
 class WindowEventsTestCase(Watched, test_windows.WindowTestCase):
