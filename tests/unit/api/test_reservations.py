@@ -114,6 +114,27 @@ class ReservationTestCase(test_windows.WindowBase):
         # Within that end it fits.
         self.reserve(3, end=90 * MINUTE, name='big')
 
+    def test_caps_of_the_project_bound_how_many_are_booked(self):
+        # Room for two more scheduled windows: max 3 books two, and a
+        # minimum above the room is a 403 that books nothing.
+        for node in self.nodes:
+            self.assertEqual(200, self.patch_json(
+                '/v1/nodes/%s' % node['uuid'], [
+                    {'op': 'add', 'path': '/owner', 'value': 'p1'},
+                    {'op': 'add', 'path': '/lessee', 'value': 'p2'}],
+            ).status_code)
+        self.config(max_future_per_project=3, group='reservations')
+        self.book(5 * HOUR, 6 * HOUR, owner='p1')
+        self.assertIn('max_future_per_project', self.reserve(
+            {'min': 3, 'max': 3}, owner='p1', status=403).get_data(
+            as_text=True))
+        body = self.reserve({'min': 1, 'max': 3}, owner='p1').get_json()
+        self.assertEqual(2, len(body['allocations']))
+        self.config(max_node_hours_per_project=5, group='reservations')
+        self.assertIn('3 windows of 2.00 hours would make', self.reserve(
+            {'min': 3, 'max': 3}, start=7 * HOUR, end=9 * HOUR, owner='p2',
+            status=403).get_data(as_text=True))
+
     def test_no_matching_node_is_a_409(self):
         text = self.assertError(409, self.reserve(
             2, resource_class='gpu', status=409))
