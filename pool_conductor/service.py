@@ -13,6 +13,7 @@ from pool_conductor import conductors
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import lifespans
+from pool_conductor import maintenance_windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
@@ -248,8 +249,9 @@ class ConductorService:
 
     def check_reservations(self) -> None:
         """Periodic task: start the scheduled allocations whose slot has
-        begun; never raises."""
+        begun, and begin and end maintenance windows; never raises."""
         windows.start_due(self.context, self.host, self.worker.submit)
+        maintenance_windows.check(self.context, self.host)
 
     def check_claims(self) -> None:
         """Periodic task: take from their claims the machines that failed,

@@ -106,7 +106,7 @@ def window(start: datetime.datetime, end: datetime.datetime,
                   end + pool_margins.post)
 
 
-def _iso(value: datetime.datetime | None) -> str:
+def iso(value: datetime.datetime | None) -> str:
     if value is None or value >= FOREVER:
         return 'never'
     return value.replace(microsecond=0).isoformat() + 'Z'
@@ -122,7 +122,7 @@ def check_window(start: datetime.datetime, end: datetime.datetime,
     if end <= start:
         raise exception.InvalidParameterValue(
             err='end_at %s must be later than start_at %s.'
-                % (_iso(end), _iso(start)))
+                % (iso(end), iso(start)))
     lifespans.end(policy, start, start, end, holder='the pool %s\'s' % pool)
 
 
@@ -141,7 +141,10 @@ def _holder(node, post: datetime.timedelta) -> tuple[str, datetime.datetime]:
     return 'allocation %s' % node.bound_uuid, node.bound_end + post
 
 
-def _slot_holder(slot) -> str:
+def slot_holder(slot) -> str:
+    """What a slot holds its node for, as a conflict names it."""
+    if slot.purpose == models.SLOT_MAINTENANCE:
+        return 'maintenance window %s (%s)' % (slot.uuid, slot.reason)
     return 'allocation %s' % (slot.allocation_uuid or slot.allocation_id)
 
 
@@ -179,12 +182,12 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
         what, until = _holder(node, pool_margins.post)
         if until is not None and until > win.busy_from:
             found.append('node %s is held by %s until %s'
-                         % (node.uuid, what, _iso(until)))
+                         % (node.uuid, what, iso(until)))
         for s in slots.get(node.id, ()):
             if s.busy_from < win.busy_until and s.busy_until > win.busy_from:
                 found.append('node %s is held by %s from %s to %s'
-                             % (node.uuid, _slot_holder(s),
-                                _iso(s.busy_from), _iso(s.busy_until)))
+                             % (node.uuid, slot_holder(s),
+                                iso(s.busy_from), iso(s.busy_until)))
     ends = [e for e in (latest_end(n, slots.get(n.id, []), win,
                                    pool_margins) for n in nodes)
             if e is not None and e > win.start]
@@ -194,13 +197,13 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
         detail = '; '.join(found[:_NAMED]) + (
             ' (and %d more)' % (len(found) - _NAMED)
             if len(found) > _NAMED else '')
-    latest = ('the latest end possible from start_at is %s' % _iso(max(ends))
+    latest = ('the latest end possible from start_at is %s' % iso(max(ends))
               if ends else 'no matching node is free at start_at')
     return exception.WindowConflict(
         err='No node is free for the window from %s to %s (held from %s '
             'to %s with the margins of pool %s): %s; %s.'
-            % (_iso(win.start), _iso(win.end), _iso(win.busy_from),
-               _iso(win.busy_until), pool, detail, latest))
+            % (iso(win.start), iso(win.end), iso(win.busy_from),
+               iso(win.busy_until), pool, detail, latest))
 
 
 def book(context, values: dict, pool: str | None, start: datetime.datetime,
@@ -312,8 +315,8 @@ def _hold(conn, values: dict, pool: str | None, node, win: Window) -> int:
                      object_name=row.get('name'),
                      state=states.ALLOCATION_SCHEDULED,
                      message='Node %s is held from %s to %s.' % (
-                         node.uuid, _iso(win.busy_from),
-                         _iso(win.busy_until)),
+                         node.uuid, iso(win.busy_from),
+                         iso(win.busy_until)),
                      owner=row.get('owner'),
                      payload=payloads.allocation(None, shown))])
     return alloc_id
@@ -344,7 +347,7 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
             alloc.start_at is not None and new_end <= alloc.start_at)):
         raise exception.InvalidParameterValue(
             err='The lifespan_end of allocation %s must be later than its '
-                'start_at %s.' % (alloc.uuid, _iso(alloc.start_at)))
+                'start_at %s.' % (alloc.uuid, iso(alloc.start_at)))
     node_id = alloc.node_id if alloc.node_id is not None else (
         slot.node_id if slot is not None else None)
     if node_id is None:
@@ -361,9 +364,9 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
         raise exception.WindowConflict(
             err='Allocation %s cannot end at %s: its node %s is held by %s '
                 'from %s; the latest end possible is %s.'
-                % (alloc.uuid, _iso(new_end), first.node_uuid,
-                   _slot_holder(first), _iso(first.busy_from),
-                   _iso(first.busy_from - post)))
+                % (alloc.uuid, iso(new_end), first.node_uuid,
+                   slot_holder(first), iso(first.busy_from),
+                   iso(first.busy_from - post)))
     if slot is not None:
         slots_db.set_until(conn, alloc.id, until)
         slots_db.refresh_booked(conn, [node_id])
@@ -392,7 +395,7 @@ def start_due(context, host: str, submit) -> int:
                     state=states.ALLOCATING, owner=row.owner,
                     message='The window of the allocation began at %s; '
                             'conductor %s gives it node its slot holds.'
-                            % (_iso(row.busy_from), host))],
+                            % (iso(row.busy_from), host))],
                     conductor=host)
                 started.append(row.id)
             return started

@@ -18,6 +18,7 @@ from pool_conductor import service
 from pool_conductor import workflows
 from tests.unit.api import base
 from tests.unit.api import test_claims
+from tests.unit.api import test_maintenance_windows
 from tests.unit.api import test_windows
 from pool_conductor.external_managers import fake
 from tests.unit.conductor import test_autofill
@@ -758,3 +759,9 @@ class ExternalManagerEventsTestCase(Watched, test_external.ExternalTestBase):
         self.delete('/v1/allocations/%s' % alloc.uuid)
         self.assertTrue(recorded(
             self.context, event_type='pool.node.external.release.success'))
+
+
+class MaintenanceWindowEventsTestCase(
+        Watched, test_maintenance_windows.MaintenanceWindowTestCase):
+    """Booking, beginning, ending and deleting maintenance windows record
+    their events in their transactions."""
