@@ -234,10 +234,11 @@ def _finish(conn, node, window, event_type: str, message: str,
         message += '; the node leaves maintenance'
     elif node.maintenance:
         message += '; the node stays in the maintenance set since'
+    message += '.'
     node_events.record(conn, [node], {node.id: values} if values else {},
                        message, conductor=conductor,
-                       also=[_event(node, window, event_type,
-                                    message + '.', prev_state=window.state)])
+                       also=[_event(node, window, event_type, message,
+                                    prev_state=window.state)])
 
 
 # The conductors' round ------------------------------------------------------

@@ -99,7 +99,8 @@ class TestListSlot(base.TestCommand):
         args = self.check_parser(cmd, ['node-1'], [('node', 'node-1')])
         columns, rows = cmd.take_action(args)
         self.client.node_slot_list.assert_called_once_with('node-1')
-        self.assertEqual('Purpose', columns[0])
+        self.assertEqual(('Purpose', 'Maintenance Window UUID'),
+                         (columns[0], columns[4]))
         self.assertEqual(['workload', 'maintenance'], [r[0] for r in rows])
         self.assertEqual(WINDOW_UUID, rows[1][4])
 
