@@ -349,6 +349,24 @@ class MaintenanceWindowTestCase(base.APITestCase):
                          (node['maintenance'], node['fault']))
         self.assertEqual('active', self.windows()[0]['state'])
 
+    def node_values(self, **values):
+        with self.paused(), db_api.writer(self.context) as session:
+            session.execute(sa.update(models.Node).values(**values))
+
+    def test_the_start_waits_for_a_conductors_lock_and_cleaning(self):
+        window = self.book_maintenance(HOUR, 2 * HOUR).get_json()
+        self.begin(window['uuid'])
+        self.node_values(reservation='other-host')
+        self.assertEqual(1, self.check())
+        self.assertEqual('waiting', self.windows()[0]['state'])
+        self.node_values(reservation=None, provision_state='cleaning')
+        self.assertEqual(0, self.check())
+        self.assertFalse(self.node_now()['maintenance'])
+        self.node_values(provision_state='available')
+        self.assertEqual(1, self.check())
+        self.assertEqual(('active', True), (self.windows()[0]['state'],
+                                            self.node_now()['maintenance']))
+
     def test_a_window_that_ends_while_waiting_leaves_the_node(self):
         alloc = self.allocate_now(end=HOUR)
         window = self.book_maintenance(2 * HOUR, 3 * HOUR).get_json()
