@@ -234,8 +234,8 @@ ROUTES = [
           Doc('Book a maintenance window of a node: from start_at the node '
               'enters maintenance once nothing holds it, until end_at',
               _WINDOWS, 'MaintenanceWindow', status=201,
-              body='MaintenanceWindowCreate', errors=_WRITE, location=True,
-              creates='window_uuid')),
+              body='MaintenanceWindowCreate', errors=_WRITE,
+              location=True)),
     Route(NODE + '/maintenance_windows/<window_uuid>', 'GET',
           maintenance_windows.get_maintenance_window,
           Doc('Show a maintenance window of a node', _WINDOWS,

@@ -281,6 +281,9 @@ def _step(context, node_id: int, uuid: str, host: str) -> int:
             return 0
         node = slots_db.holder(conn, node_id)
         now = db_api.utcnow()
+        if node.reservation is not None and window.busy_until <= now:
+            # A conductor works on the node: the end waits a round.
+            return 0
         if window.busy_until <= now:
             _finish(conn, node, window, ENDED,
                     'The maintenance window of node %s ended at %s'

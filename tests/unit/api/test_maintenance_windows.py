@@ -367,6 +367,18 @@ class MaintenanceWindowTestCase(base.APITestCase):
         self.assertEqual(('active', True), (self.windows()[0]['state'],
                                             self.node_now()['maintenance']))
 
+    def test_the_end_waits_for_a_conductors_lock(self):
+        window = self.book_maintenance(HOUR, 2 * HOUR).get_json()
+        self.begin(window['uuid'])
+        self.check()
+        self.end(window['uuid'])
+        self.node_values(reservation='other-host')
+        self.assertEqual(0, self.check())
+        self.node_values(reservation=None)
+        self.assertEqual(1, self.check())
+        self.assertFalse(self.node_now()['maintenance'])
+        self.assertEqual([], self.windows())
+
     def test_a_window_that_ends_while_waiting_leaves_the_node(self):
         alloc = self.allocate_now(end=HOUR)
         window = self.book_maintenance(2 * HOUR, 3 * HOUR).get_json()
