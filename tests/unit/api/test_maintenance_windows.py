@@ -238,6 +238,13 @@ class MaintenanceWindowTestCase(base.APITestCase):
         self.assertIn('held by allocation %s until never' % alloc['uuid'],
                       text)
 
+    def test_over_an_instance_without_an_allocation_is_409(self):
+        self.node_values(instance_uuid='0e5d7c4a-2b1f-4e8d-9c3a-6f7e8d9c0b1a')
+        text = self.assertError(409, self.book_maintenance(
+            HOUR, 2 * HOUR, status=409))
+        self.assertIn('held by instance 0e5d7c4a-2b1f-4e8d-9c3a-6f7e8d9c0b1a '
+                      'until never', text)
+
     # What a window blocks
 
     def test_windowed_allocation_over_a_window_is_409(self):
