@@ -12,6 +12,7 @@ from pool_api import routes
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
 from pool_conductor import maintenance_windows
@@ -272,6 +273,16 @@ class MaintenanceWindowTestCase(base.APITestCase):
         self.assertIn('No available nodes', alloc['last_error'])
         # One that ends (with its cleaning) before the window does.
         self.assertEqual('active', self.allocate_now(end=4 * HOUR)['state'])
+
+    def test_claims_and_pool_actions_leave_the_node_alone(self):
+        self.book_maintenance(100 * HOUR, 101 * HOUR)
+        with db_api.reader(self.context) as session:
+            self.assertEqual([], free_nodes.matching(
+                session.connection(), 'default', None, (), {}))
+        resp = self.post('/v1/pools/default/allocateMachines', {'count': 1})
+        self.assertNotEqual(200, resp.status_code, resp.get_data())
+        self.assertEqual(('Free', None), (self.node_now()['pool_status'],
+                                          self.node_now()['allocation_uuid']))
 
     def test_availability_shows_the_window_busy(self):
         self.book_maintenance(HOUR, 2 * HOUR)
