@@ -56,6 +56,7 @@ def _request_schemas() -> dict:
         'NodePowerState': node_schemas.POWER,
         'NodeProvisionState': node_schemas.PROVISION,
         'NodeMaintenance': node_schemas.MAINTENANCE,
+        'MaintenanceWindowCreate': node_schemas.MAINTENANCE_WINDOW,
         'NodeConsoleState': node_schemas.CONSOLE,
         'NodeRAIDConfig': node_schemas.RAID_CONFIG_BODY,
         'DeployTemplateCreate': template_schemas.CREATE,
@@ -399,7 +400,8 @@ def build(routes: Iterable, server_url: str = '/') -> dict:
         },
         'servers': [{'url': server_url}],
         'tags': [{'name': name} for name in (
-            'versions', 'nodes', 'node states', 'traits', 'params',
+            'versions', 'nodes', 'node states', 'maintenance windows',
+            'traits', 'params',
             'deploy templates',
             'allocations', 'reservations', 'ports', 'portgroups', 'volume',
             'chassis',

@@ -17,6 +17,8 @@ API_MEMBER = 'role:member'
 NODE_READER = ('(%s) or (role:reader and project_id:%%(node.owner)s) or '
                '(role:reader and project_id:%%(node.lessee)s)'
                % SYSTEM_READER)
+NODE_OWNER_READER = ('(%s) or (role:reader and project_id:%%(node.owner)s)'
+                     % SYSTEM_READER)
 NODE_OWNER_MEMBER_LESSEE_ADMIN = (
     '(%s) or (role:member and project_id:%%(node.owner)s) or '
     '(role:admin and project_id:%%(node.lessee)s)' % SYSTEM_MEMBER)
@@ -105,6 +107,20 @@ RULES = [
           NODE_OWNER_MEMBER_LESSEE_ADMIN,
           'Take a node out of maintenance.',
           [('DELETE', NODE + '/maintenance')]),
+    _rule('pool:node:maintenance_window:create', NODE_OWNER_ADMIN,
+          'Book a maintenance window of a node.',
+          [('POST', NODE + '/maintenance_windows')]),
+    _rule('pool:node:maintenance_window:list', NODE_READER,
+          'List and show the maintenance windows of a node.',
+          [('GET', NODE + '/maintenance_windows'),
+           ('GET', NODE + '/maintenance_windows/{window_uuid}')]),
+    _rule('pool:node:maintenance_window:delete', NODE_OWNER_ADMIN,
+          'Delete a maintenance window of a node.',
+          [('DELETE', NODE + '/maintenance_windows/{window_uuid}')]),
+    _rule('pool:node:slot:list', NODE_OWNER_READER,
+          'List the times a node is held (the allocations of other '
+          'projects among them): windowed allocations and maintenance '
+          'windows.', [('GET', NODE + '/slots')]),
     _rule('baremetal:node:traits:list', NODE_READER,
           'List the traits of a node.', [('GET', NODE + '/traits')]),
     _rule('baremetal:node:traits:set', NODE_OWNER_ADMIN,

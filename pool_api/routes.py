@@ -17,6 +17,7 @@ from pool_api.handlers import external_managers
 from pool_api.handlers import fleet
 from pool_api.handlers import handles
 from pool_api.handlers import indicators
+from pool_api.handlers import maintenance_windows
 from pool_api.handlers import metrics
 from pool_api.handlers import node_management
 from pool_api.handlers import node_params
@@ -98,6 +99,7 @@ _CHASSIS_LIST = {'tag': 'chassis', 'response': 'ChassisList',
 _CHASSIS_NODE_FILTERS = {k: v for k, v in node_schemas.FILTERS.items()
                          if k != 'chassis_uuid'}
 _WRITE = (404, 409)
+_WINDOWS = 'maintenance windows'
 _POOL_ACTION = {'tag': 'pools', 'response': 'PoolActionResults',
                 'body': 'PoolAction', 'body_required': False,
                 'errors': _WRITE}
@@ -226,6 +228,30 @@ ROUTES = [
     Route(NODE + '/maintenance', 'DELETE', nodes.unset_maintenance,
           Doc('Take a node out of maintenance', 'node states', status=202,
               errors=_WRITE)),
+    Route(NODE + '/maintenance_windows', 'GET',
+          maintenance_windows.list_maintenance_windows,
+          Doc('List the maintenance windows of a node', _WINDOWS,
+              'MaintenanceWindowList', errors=_MISSING)),
+    Route(NODE + '/maintenance_windows', 'POST',
+          maintenance_windows.create_maintenance_window,
+          Doc('Book a maintenance window of a node: from start_at the node '
+              'enters maintenance once nothing holds it, until end_at',
+              _WINDOWS, 'MaintenanceWindow', status=201,
+              body='MaintenanceWindowCreate', errors=_WRITE,
+              location=True)),
+    Route(NODE + '/maintenance_windows/<window_uuid>', 'GET',
+          maintenance_windows.get_maintenance_window,
+          Doc('Show a maintenance window of a node', _WINDOWS,
+              'MaintenanceWindow', errors=_MISSING)),
+    Route(NODE + '/maintenance_windows/<window_uuid>', 'DELETE',
+          maintenance_windows.delete_maintenance_window,
+          Doc('Delete a maintenance window of a node (an active one takes '
+              'the node out of its maintenance)', _WINDOWS, status=204,
+              errors=_WRITE)),
+    Route(NODE + '/slots', 'GET', maintenance_windows.list_node_slots,
+          Doc('List the times a node is held: windowed allocations and '
+              'maintenance windows', _WINDOWS, 'NodeSlotList',
+              errors=_MISSING)),
 
     Route(NODE + '/traits', 'GET', traits.list_traits,
           Doc('List the traits of a node', 'traits', 'Traits',

@@ -417,6 +417,29 @@ class Client:
     def node_unset_maintenance(self, node: str) -> None:
         self.delete(_path('nodes', node, 'maintenance'))
 
+    def node_maintenance_window_create(self, node: str, start_at: str,
+                                       end_at: str, reason: str) -> dict:
+        """Book a maintenance window of a node (times in RFC 3339)."""
+        return self.post(_path('nodes', node, 'maintenance_windows'),
+                         body={'start_at': start_at, 'end_at': end_at,
+                               'reason': reason})
+
+    def node_maintenance_window_list(self, node: str) -> list:
+        return self.get(_path('nodes', node, 'maintenance_windows'))[
+            'maintenance_windows']
+
+    def node_maintenance_window_show(self, node: str, window: str) -> dict:
+        return self.get(_path('nodes', node, 'maintenance_windows', window))
+
+    def node_maintenance_window_delete(self, node: str, window: str
+                                       ) -> None:
+        self.delete(_path('nodes', node, 'maintenance_windows', window))
+
+    def node_slot_list(self, node: str) -> list:
+        """The times a node is held: windowed allocations and maintenance
+        windows, by start."""
+        return self.get(_path('nodes', node, 'slots'))['slots']
+
     def node_return(self, node: str, **params) -> str:
         """Run returnToPool on a node: returnMachines of that node in its
         own pool; "Success" (else an error is raised)."""

@@ -13,6 +13,7 @@ LABELS = {
     'instance_uuid': 'Instance UUID',
     'allocation_uuid': 'Allocation UUID',
     'node_uuid': 'Node UUID',
+    'maintenance_window_uuid': 'Maintenance Window UUID',
     'provision_state': 'Provisioning State',
     'target_provision_state': 'Target Provision State',
     'provision_updated_at': 'Provisioning Updated At',

@@ -74,7 +74,8 @@ CHASSIS_FIELDS = ('uuid', 'description', 'extra', 'created_at',
                   'updated_at')
 
 
-def _plain(value):
+def plain(value):
+    """A value of a payload: a time as ISO 8601 UTC."""
     if isinstance(value, datetime.datetime):
         return value.replace(microsecond=0).isoformat() + '+00:00'
     return value
@@ -82,7 +83,7 @@ def _plain(value):
 
 def _data(obj, fields: tuple, changes: dict | None = None) -> dict:
     changes = changes or {}
-    return {f: _plain(changes[f] if f in changes else getattr(obj, f, None))
+    return {f: plain(changes[f] if f in changes else getattr(obj, f, None))
             for f in fields
             if f in changes or hasattr(obj, f)}
 
@@ -269,7 +270,7 @@ RESERVATION_VERSION = '1.0'
 def reservation(obj: dict, allocations: list[str]) -> dict:
     """A reservation's payload (ReservationPayload): its fields and the
     uuids of its allocations."""
-    data = {f: _plain(obj.get(f)) for f in RESERVATION_FIELDS}
+    data = {f: plain(obj.get(f)) for f in RESERVATION_FIELDS}
     data['allocations'] = list(allocations)
     return pool('ReservationPayload', RESERVATION_VERSION, data)
 
@@ -278,7 +279,7 @@ def conductor(hostname: str, online: bool, **more) -> dict:
     """A conductor's payload (ConductorPayload)."""
     return pool('ConductorPayload', '1.0', {
         'hostname': hostname, 'online': online,
-        **{k: _plain(v) for k, v in more.items()}})
+        **{k: plain(v) for k, v in more.items()}})
 
 
 def autofill(pool_name: str, counts: dict) -> dict:

@@ -14,6 +14,7 @@ from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import healing
 from pool_conductor import lifespans
+from pool_conductor import maintenance_windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
@@ -251,14 +252,15 @@ class ConductorService:
     def check_reservations(self) -> None:
         """Periodic task: give the scheduled allocations that lost their
         node another one (or fail them at their start), start those whose
-        slot has begun, announce the windows near their end and reclaim
-        the idle ones; never raises."""
+        slot has begun, begin and end maintenance windows, announce the
+        windows near their end and reclaim the idle ones; never raises."""
         healing.check(self.context, self.host)
         windows.start_due(self.context, self.host, self.worker.submit)
         window_policy.notify_before_end(self.context)
         if window_policy.reclaim_idle(self.context)[1]:
             # A reclaimed node's release actions move on as an expiry's.
             provisioning.check(self.context, self.host)
+        maintenance_windows.check(self.context, self.host)
 
     def check_claims(self) -> None:
         """Periodic task: take from their claims the machines that failed,

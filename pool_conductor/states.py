@@ -162,5 +162,14 @@ EXTERNAL_STATES = (EXTERNAL_FREE, EXTERNAL_OURS, EXTERNAL_THEIRS,
 FAULT_EXTERNAL_HOLD = 'external hold'
 FAULT_EXTERNAL_CONFLICT = 'external conflict'
 FAULT_EXTERNAL_GONE = 'external gone'
+# The states of a maintenance window: its start is ahead; it began and
+# waits for its node to be free; its node is in maintenance for it.
+WINDOW_SCHEDULED = 'scheduled'
+WINDOW_WAITING = 'waiting'
+WINDOW_ACTIVE = 'active'
+WINDOW_STATES = (WINDOW_SCHEDULED, WINDOW_WAITING, WINDOW_ACTIVE)
+# A node in maintenance for a maintenance window of it
+# (pool_conductor.maintenance_windows).
+FAULT_SCHEDULED_MAINTENANCE = 'scheduled maintenance'
 EXTERNAL_FAULTS = (FAULT_EXTERNAL_HOLD, FAULT_EXTERNAL_CONFLICT,
                    FAULT_EXTERNAL_GONE)

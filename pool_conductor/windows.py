@@ -150,7 +150,10 @@ def _holder(node, post: datetime.timedelta) -> tuple[str, datetime.datetime]:
     return 'allocation %s' % node.bound_uuid, node.bound_end + post
 
 
-def _slot_holder(slot) -> str:
+def slot_holder(slot) -> str:
+    """What a slot holds its node for, as a conflict names it."""
+    if slot.purpose == models.SLOT_MAINTENANCE:
+        return 'maintenance window %s (%s)' % (slot.uuid, slot.reason)
     return 'allocation %s' % (slot.allocation_uuid or slot.allocation_id)
 
 
@@ -234,7 +237,7 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
         for s in slots.get(node.id, ()):
             if s.busy_from < win.busy_until and s.busy_until > win.busy_from:
                 found.append('node %s is held by %s from %s to %s'
-                             % (node.uuid, _slot_holder(s),
+                             % (node.uuid, slot_holder(s),
                                 iso(s.busy_from), iso(s.busy_until)))
     ends = sorted((e for e in (latest_end(n, slots.get(n.id, []), win,
                                           pool_margins) for n in nodes)
@@ -497,7 +500,7 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
             err='Allocation %s cannot end at %s: its node %s is held by %s '
                 'from %s; the latest end possible is %s.'
                 % (alloc.uuid, iso(new_end), first.node_uuid,
-                   _slot_holder(first), iso(first.busy_from),
+                   slot_holder(first), iso(first.busy_from),
                    iso(first.busy_from - post)))
     if slot is not None:
         slots_db.set_until(conn, alloc.id, until)

@@ -939,6 +939,9 @@ def unset_maintenance(node_ident):
     node = get_authorized(node_ident, 'baremetal:node:clear_maintenance')
     if node.fault in states.EXTERNAL_FAULTS:
         raise exception.ExternalHold(node=node.uuid, fault=node.fault)
-    retry.on_node_locked(node_changes.update, flask.g.context, node, {
-        'maintenance': False, 'maintenance_reason': None})
+    values = {'maintenance': False, 'maintenance_reason': None}
+    if node.fault == states.FAULT_SCHEDULED_MAINTENANCE:
+        # As Ironic clears a fault with the maintenance.
+        values['fault'] = None
+    retry.on_node_locked(node_changes.update, flask.g.context, node, values)
     return '', 202

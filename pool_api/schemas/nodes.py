@@ -186,6 +186,19 @@ MAINTENANCE = {
     'additionalProperties': False,
 }
 
+# A maintenance window of a node (pool_conductor.maintenance_windows):
+# times with their offset (RFC 3339), checked by the handler.
+MAINTENANCE_WINDOW = {
+    'type': 'object',
+    'properties': {
+        'start_at': {'type': 'string', 'minLength': 1, 'maxLength': 64},
+        'end_at': {'type': 'string', 'minLength': 1, 'maxLength': 64},
+        'reason': {'type': 'string', 'minLength': 1, 'maxLength': 4096},
+    },
+    'required': ['start_at', 'end_at', 'reason'],
+    'additionalProperties': False,
+}
+
 INDICATOR_STATE = {
     'type': 'object',
     'properties': {'state': {'type': 'string', 'maxLength': 255}},

@@ -512,8 +512,37 @@ AVAILABILITY = _object({
 }, required=('earliest_start', 'after', 'before', 'duration', 'count',
              'nodes'))
 
+MAINTENANCE_WINDOW = _object({
+    'uuid': STRING,
+    'node_uuid': STRING,
+    'start_at': _TIMESTAMP,
+    'end_at': _TIMESTAMP,
+    'reason': _NULLABLE_STRING,
+    'state': {'type': 'string', 'enum': ['scheduled', 'waiting', 'active']},
+    'created_at': _TIMESTAMP,
+}, required=('uuid', 'node_uuid', 'start_at', 'end_at', 'reason', 'state',
+             'created_at'))
+NODE_SLOT = _object({
+    'purpose': {'type': 'string', 'enum': ['workload', 'maintenance']},
+    'busy_from': _TIMESTAMP,
+    'busy_until': _TIMESTAMP,
+    'allocation_uuid': _NULLABLE_STRING,
+    'maintenance_window_uuid': _NULLABLE_STRING,
+    'reason': _NULLABLE_STRING,
+    'state': _NULLABLE_STRING,
+}, required=('purpose', 'busy_from', 'busy_until', 'allocation_uuid',
+             'maintenance_window_uuid', 'reason', 'state'))
+
 SCHEMAS = {
     'Fleet': FLEET,
+    'MaintenanceWindow': MAINTENANCE_WINDOW,
+    'MaintenanceWindowList': _object(
+        {'maintenance_windows': {'type': 'array',
+                                 'items': MAINTENANCE_WINDOW}},
+        required=('maintenance_windows',)),
+    'NodeSlotList': _object(
+        {'slots': {'type': 'array', 'items': NODE_SLOT}},
+        required=('slots',)),
     'Availability': AVAILABILITY,
     'AllocationCandidates': ALLOCATION_CANDIDATES,
     'Page': {'type': 'string', 'description': 'An HTML page, a style '

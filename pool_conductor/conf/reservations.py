@@ -27,8 +27,9 @@ opts = [
                  min=0,
                  help='Seconds between two rounds in which a conductor '
                       'starts the scheduled allocations whose slot has '
-                      'begun (any conductor: each is claimed with SKIP '
-                      'LOCKED). 0 disables it on this conductor.'),
+                      'begun, and begins and ends maintenance windows '
+                      '(any conductor: each is claimed with SKIP LOCKED). '
+                      '0 disables it on this conductor.'),
     cfg.IntOpt('autofill_horizon',
                default=3600,
                min=0,

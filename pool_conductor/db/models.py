@@ -20,6 +20,9 @@ class Base(orm.DeclarativeBase):
 
 
 DEFAULT_POOL = 'default'
+# What a node's slot holds it for.
+SLOT_WORKLOAD = 'workload'
+SLOT_MAINTENANCE = 'maintenance'
 POOL_FREE = 'Free'
 
 
@@ -795,17 +798,22 @@ class Event(Base):
 
 
 class NodeSlot(Base):
-    """A time a node is held for an allocation: half-open
-    [busy_from, busy_until), the allocation's window widened by its pool's
-    margins. No two slots of a node overlap: on PostgreSQL an exclusion
-    constraint says so (created by the migration: btree_gist), elsewhere
-    the node's row lock and a re-check in the same transaction."""
+    """A time a node is held: half-open [busy_from, busy_until), for an
+    allocation (purpose workload: the allocation's window widened by its
+    pool's margins) or for a maintenance window (purpose maintenance: no
+    allocation; a uuid, a reason and a state of its own). No two slots of
+    a node overlap: on PostgreSQL an exclusion constraint says so (created
+    by the migration: btree_gist), elsewhere the node's row lock and a
+    re-check in the same transaction."""
 
     __tablename__ = 'node_slots'
     __table_args__ = (
         sa.Index('node_slots_node_idx', 'node_id', 'busy_from'),
         sa.Index('node_slots_allocation_idx', 'allocation_id'),
         sa.Index('node_slots_busy_from_idx', 'busy_from'),
+        sa.Index('node_slots_uuid_idx', 'uuid', unique=True),
+        # The conductors' search for maintenance windows to begin or end.
+        sa.Index('node_slots_purpose_idx', 'purpose', 'busy_from'),
     )
 
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
@@ -821,6 +829,14 @@ class NodeSlot(Base):
         PreciseDateTime, nullable=False)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=_utcnow, nullable=False)
+    purpose: orm.Mapped[str] = orm.mapped_column(
+        sa.String(16), nullable=False, default=SLOT_WORKLOAD,
+        server_default=SLOT_WORKLOAD)
+    # A maintenance window's own: its uuid, reason and state (scheduled,
+    # waiting, active).
+    uuid: orm.Mapped[str | None] = orm.mapped_column(sa.String(36))
+    reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
+    state: orm.Mapped[str | None] = orm.mapped_column(sa.String(16))
 
 
 class ProjectWindows(Base):

@@ -1,5 +1,6 @@
-"""Queries on the times nodes are held for windowed allocations
-(node_slots), and on what holds a node besides its slots."""
+"""Queries on the times nodes are held (node_slots) for windowed
+allocations and maintenance windows, and on what holds a node besides
+its slots."""
 import datetime
 
 import sqlalchemy as sa
@@ -19,6 +20,8 @@ _POOLS = models.Pool.__table__
 # name and its node's uuid (a conflict names them).
 _SLOT_COLUMNS = (_SLOTS.c.id, _SLOTS.c.node_id, _SLOTS.c.allocation_id,
                  _SLOTS.c.busy_from, _SLOTS.c.busy_until,
+                 _SLOTS.c.purpose, _SLOTS.c.uuid, _SLOTS.c.reason,
+                 _SLOTS.c.state, _SLOTS.c.created_at,
                  _ALLOCATIONS.c.uuid.label('allocation_uuid'),
                  _ALLOCATIONS.c.name.label('allocation_name'),
                  _NODES.c.uuid.label('node_uuid'))
@@ -294,3 +297,104 @@ def move_slot(conn, slot_id: int, node_id: int, to_node_id: int) -> bool:
     return conn.execute(sa.update(_SLOTS).where(
         _SLOTS.c.id == slot_id, _SLOTS.c.node_id == node_id).values(
         node_id=to_node_id)).rowcount == 1
+
+
+# Maintenance windows --------------------------------------------------------
+
+_WINDOW = _SLOTS.c.purpose == models.SLOT_MAINTENANCE
+
+
+def insert_window(conn, node_id: int, uuid: str, busy_from, busy_until,
+                  reason: str | None, state: str) -> None:
+    """Hold a node for a maintenance window (the caller checked it is
+    free, and holds the node's row lock).
+
+    :raises: DBError from the exclusion constraint on PostgreSQL for an
+        overlapping slot (api.is_exclusion_violation)
+    """
+    conn.execute(sa.insert(_SLOTS).values(
+        node_id=node_id, allocation_id=None, purpose=models.SLOT_MAINTENANCE,
+        uuid=uuid, reason=reason, state=state, busy_from=busy_from,
+        busy_until=busy_until, created_at=api.utcnow()))
+
+
+def of_node(conn, node_id: int, maintenance_only: bool = False
+            ) -> list[sa.Row]:
+    """Every slot of a node (its maintenance windows only), by start."""
+    q = sa.select(*_SLOT_COLUMNS).select_from(_SLOT_JOIN).where(
+        _SLOTS.c.node_id == node_id)
+    if maintenance_only:
+        q = q.where(_WINDOW)
+    return conn.execute(q.order_by(_SLOTS.c.busy_from, _SLOTS.c.id)).all()
+
+
+def window(conn, node_id: int, uuid: str, lock: bool = False,
+           skip_locked: bool = False) -> sa.Row | None:
+    """A maintenance window of a node by uuid (locked: None when another
+    transaction holds it and skip_locked)."""
+    q = sa.select(*_SLOT_COLUMNS).select_from(_SLOT_JOIN).where(
+        _SLOTS.c.node_id == node_id, _SLOTS.c.uuid == uuid, _WINDOW)
+    if lock:
+        q = q.with_for_update(
+            skip_locked=skip_locked and api.backend_supports_skip_locked(
+                conn), of=_SLOTS)
+    return conn.execute(q).first()
+
+
+def due_windows(conn, now: datetime.datetime, limit: int) -> list[sa.Row]:
+    """Maintenance windows that have ended, or begun and are not active
+    yet (node_id, uuid), the earliest first."""
+    return conn.execute(sa.select(_SLOTS.c.node_id, _SLOTS.c.uuid).where(
+        _WINDOW, _SLOTS.c.busy_from <= now, sa.or_(
+            _SLOTS.c.busy_until <= now,
+            _SLOTS.c.state != states.WINDOW_ACTIVE))
+        .order_by(_SLOTS.c.busy_from).limit(limit)).all()
+
+
+def set_window_state(conn, slot_id: int, old: str, new: str) -> bool:
+    """A maintenance window moves on (a compare-and-swap on its state)."""
+    return conn.execute(sa.update(_SLOTS).where(
+        _SLOTS.c.id == slot_id, _SLOTS.c.state == old).values(state=new)
+    ).rowcount == 1
+
+
+def delete_window(conn, slot_id: int, node_id: int) -> bool:
+    """Delete a maintenance window and recompute its node's
+    booked_from."""
+    done = conn.execute(sa.delete(_SLOTS).where(
+        _SLOTS.c.id == slot_id, _WINDOW)).rowcount == 1
+    refresh_booked(conn, [node_id])
+    return done
+
+
+# What holds a node, and its maintenance, as the maintenance windows read
+# them.
+_HOLDER_COLUMNS = (
+    _NODES.c.id, _NODES.c.uuid, _NODES.c.name, _NODES.c.generation,
+    _NODES.c.owner, _NODES.c.lessee, _NODES.c.pool,
+    _NODES.c.provision_state, _NODES.c.reservation, _NODES.c.maintenance,
+    _NODES.c.maintenance_reason, _NODES.c.fault, _NODES.c.instance_uuid,
+    _NODES.c.allocation_id,
+    _ALLOCATIONS.c.uuid.label('bound_uuid'),
+    _ALLOCATIONS.c.lifespan_end.label('bound_end'),
+    _ALLOCATIONS.c.claim_id.label('bound_claim'))
+
+
+def holder(conn, node_id: int) -> sa.Row | None:
+    """A node with its maintenance and what holds it now: the uuid,
+    lifespan_end and claim of its allocation (bound_*), its instance."""
+    return conn.execute(sa.select(*_HOLDER_COLUMNS).select_from(
+        _NODES.outerjoin(_ALLOCATIONS,
+                         _ALLOCATIONS.c.id == _NODES.c.allocation_id))
+        .where(_NODES.c.id == node_id)).first()
+
+
+def set_maintenance(conn, node_id: int, generation: int, values: dict
+                    ) -> bool:
+    """Change a node's maintenance, maintenance_reason and fault if it is
+    still generation and no conductor locks it (a compare-and-swap)."""
+    return conn.execute(sa.update(_NODES).where(
+        _NODES.c.id == node_id, _NODES.c.generation == generation,
+        _NODES.c.reservation.is_(None),
+    ).values(**values, generation=_NODES.c.generation + 1,
+             updated_at=api.utcnow())).rowcount == 1

@@ -40,7 +40,8 @@ PATH_VALUES = {'node_ident': NODE, 'pool_name': 'p1', 'trait': 'CUSTOM_T',
                'chassis_uuid': '2b3c4d5e-6f7a-4b2c-9d3e-4f5a6b7c8d9e',
                'driver_name': 'fake-hardware', 'vif_id': 'v1',
                'handle_uuid': '3c4d5e6f-7a8b-4c3d-8e4f-5a6b7c8d9e0f',
-               'event_uuid': '4d5e6f7a-8b9c-4d4e-9f5a-6b7c8d9e0f1a'}
+               'event_uuid': '4d5e6f7a-8b9c-4d4e-9f5a-6b7c8d9e0f1a',
+               'window_uuid': '5e6f7a8b-9c0d-4e5f-8a6b-7c8d9e0f1a2b'}
 
 BODIES = {
     'malformed': b'{"name": ',

@@ -78,6 +78,9 @@ BODIES = {
                       '"1", "controller": %s}]}',
     'ContentImport': '{"sections": {"profiles": {"pr3": {"params": '
                      '{"k": %s}}}}}',
+    'MaintenanceWindowCreate': '{"start_at": "2030-01-01T00:00:00Z", '
+                               '"end_at": "2030-01-01T01:00:00Z", '
+                               '"reason": %s}',
 }
 PATCH_ROOTS = {
     '/v1/nodes/<node_ident>/params': '/k',
@@ -154,7 +157,8 @@ class TestBodyBoundary(base.APITestCase):
                             'connector_uuid': connector_uuid,
                             'target_uuid': target_uuid,
                             'chassis_uuid': chassis_uuid,
-                            'manager_name': 'lab'}
+                            'manager_name': 'lab',
+                            'window_uuid': NODE_UUID}
 
     def path(self, route) -> str:
         return re.sub(r'<(\w+)>', lambda m: self.path_values[m.group(1)],

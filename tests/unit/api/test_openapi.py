@@ -224,6 +224,8 @@ class OpenAPIDocumentTestCase(base.APITestCase):
                 node_schemas.PROVISION,
             ('/v1/nodes/{node_ident}/maintenance', 'put'):
                 node_schemas.MAINTENANCE,
+            ('/v1/nodes/{node_ident}/maintenance_windows', 'post'):
+                node_schemas.MAINTENANCE_WINDOW,
             ('/v1/nodes/{node_ident}/states/console', 'put'):
                 node_schemas.CONSOLE,
             ('/v1/nodes/{node_ident}/states/raid', 'put'):

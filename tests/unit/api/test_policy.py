@@ -1,4 +1,5 @@
 """Policy: every endpoint for every persona, and owner/lessee scoping."""
+import datetime
 import json
 import os
 import time
@@ -30,6 +31,7 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor.db import reservations as reservations_db
+from pool_conductor.db import slots as slots_db
 from tests.unit.api import base
 from tests.unit.api.test_pools import POOL_PARAMS
 
@@ -124,6 +126,15 @@ CASES = [
     ('PUT', '/v1/nodes/{node}/management/inject_nmi', None, WRITE_NODE),
     ('PUT', '/v1/nodes/{node}/maintenance', {'reason': 'r'}, WRITE_NODE),
     ('DELETE', '/v1/nodes/{node}/maintenance', None, WRITE_NODE),
+    ('GET', '/v1/nodes/{node}/maintenance_windows', None, READ_NODE),
+    ('POST', '/v1/nodes/{node}/maintenance_windows',
+     {'start_at': '2099-01-01T00:00:00Z', 'end_at': '2099-01-02T00:00:00Z',
+      'reason': 'r'}, OWNER_ADMIN),
+    ('GET', '/v1/nodes/{node}/maintenance_windows/{window}', None,
+     READ_NODE),
+    ('DELETE', '/v1/nodes/{node}/maintenance_windows/{window}', None,
+     OWNER_ADMIN),
+    ('GET', '/v1/nodes/{node}/slots', None, READ_NODE),
     ('GET', '/v1/nodes/{node}/traits', None, READ_NODE),
     ('PUT', '/v1/nodes/{node}/traits', {'traits': ['CUSTOM_A']},
      OWNER_ADMIN),
@@ -332,7 +343,8 @@ def _placeholders(rule: str) -> str:
                         ('<reservation_ident>', '{reservation}'),
                         ('<template_ident>', '{template}'),
                         ('<handle_uuid>', '{handle}'),
-                        ('<event_uuid>', '{event}')):
+                        ('<event_uuid>', '{event}'),
+                        ('<window_uuid>', '{window}')):
         rule = rule.replace(name, value)
     return rule
 
@@ -387,6 +399,16 @@ class PolicyTestCase(base.APITestCase):
             allocations.backfill(
                 self.context, {'owner': PROJECT}, used)
             ids['used'] = used.uuid
+        if '{window}' in path:
+            # A window over the allocation of {used} as well: data.
+            ids['window'] = str(uuid.uuid4())
+            node = nodes_db.get_node(self.context,
+                                     ids.get('node') or ids['used'])
+            with db_api.writer(self.context) as session:
+                slots_db.insert_window(
+                    session.connection(), node.id, ids['window'],
+                    datetime.datetime(2099, 1, 1),
+                    datetime.datetime(2099, 1, 2), 'r', 'scheduled')
         for kind, model, values in (
                 ('pools', models.Pool, {}),
                 ('profiles', models.Profile, {}),

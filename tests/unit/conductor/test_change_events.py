@@ -20,6 +20,7 @@ from tests.unit.api import base
 from tests.unit.api import test_claims
 from tests.unit.api import test_window_policy
 from tests.unit.api import test_reservations
+from tests.unit.api import test_maintenance_windows
 from tests.unit.api import test_windows
 from pool_conductor.external_managers import fake
 from tests.unit.conductor import test_autofill
@@ -773,3 +774,9 @@ class WindowPolicyEventsTestCase(Watched,
     """Bookings under the caps, idle warnings and reclaims, the notice
     before the end and the end record their events in their
     transactions."""
+
+
+class MaintenanceWindowEventsTestCase(
+        Watched, test_maintenance_windows.MaintenanceWindowTestCase):
+    """Booking, beginning, ending and deleting maintenance windows record
+    their events in their transactions."""
