@@ -6,7 +6,8 @@ over them, one a day per node from tomorrow on, two hours long; then
 --bookings windows of one hour are booked one after another in-process
 through the booking path (windows.book: the node's lock, the re-check,
 the scheduled allocation, its slot and event), each at a random start in
-the next ten days, and previews of an allocation are timed.
+the next ten days, and previews of an allocation are timed, now and for
+a window of one hour in the next ten days.
 
     .venv/bin/python tools/window_cost.py --db postgresql,mysql \\
         --nodes 10000 --windows 100000 --bookings 200
@@ -118,11 +119,22 @@ def measure(backend: str, nodes: int, windows: int, bookings: int,
                 begun = time.perf_counter()
                 candidates.preview(context, request, seed=seed)
                 shown.append(time.perf_counter() - begun)
+            # The preview of a window: the nodes booking it would find
+            # free among the slots.
+            ahead = []
+            for seed in range(previews):
+                start = now + datetime.timedelta(days=1 + rng.random() * 9)
+                window = candidates.Request(
+                    resource_class='rc-3', start_at=start,
+                    end_at=start + datetime.timedelta(hours=1))
+                begun = time.perf_counter()
+                candidates.preview(context, window, seed=seed)
+                ahead.append(time.perf_counter() - begun)
             print('%-10s N=%-6d W=%-7d bookings %.1f/s (%s; %d conflicts); '
-                  'preview %s'
+                  'preview %s; preview of a window %s'
                   % (backend, nodes, windows, bookings / elapsed,
-                     _percentiles(times), conflicts, _percentiles(shown)),
-                  flush=True)
+                     _percentiles(times), conflicts, _percentiles(shown),
+                     _percentiles(ahead)), flush=True)
         finally:
             restore()
             engine.dispose()
