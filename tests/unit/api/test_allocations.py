@@ -429,6 +429,20 @@ class AllocationAPITestCase(base.APITestCase):
         self.assertError(400, self.get('/v1/allocations?limit=ten'))
         self.assertError(404, self.get('/v1/allocations?marker=nope'))
 
+    def test_pages_follow_next_in_any_order(self):
+        names = ['a-3', 'a-1', 'a-4', 'a-0', 'a-2']
+        for name in names:
+            self.allocate({'resource_class': 'baremetal', 'name': name})
+        for sort_dir in ('asc', 'desc'):
+            url = '/v1/allocations?limit=2&sort_key=name&sort_dir=' + sort_dir
+            seen = []
+            while url:
+                body = self.get(url).get_json()
+                seen += [a['name'] for a in body['allocations']]
+                url = body.get('next', '').partition('localhost')[2] or None
+                self.assertLessEqual(len(seen), len(names))
+            self.assertEqual(sorted(names, reverse=sort_dir == 'desc'), seen)
+
     def test_limit_is_capped_by_max_limit(self):
         self.config(max_limit=2, group='api')
         for _ in range(3):
