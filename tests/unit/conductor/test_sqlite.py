@@ -84,6 +84,35 @@ class SQLiteTransactionsTestCase(base.TestCase):
                          statements)
 
 
+    def test_plain_read_connection_begins_deferred_and_joins_a_writer(self):
+        statements = []
+
+        def record(*args):
+            statements.append(args[2])
+        sa.event.listen(self.db.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.db.engine,
+                        'before_cursor_execute', record)
+        with db_api.reader_connection(self.context) as conn:
+            conn.execute(sa.text('SELECT 1'))
+        with db_api.writer_connection(self.context) as conn:
+            with db_api.reader_connection(self.context) as inner:
+                inner.execute(sa.text('SELECT 1'))
+            conn.execute(sa.text('SELECT 1'))
+        self.assertEqual(['BEGIN', 'SELECT 1', 'BEGIN IMMEDIATE', 'SELECT 1',
+                          'SELECT 1'], statements)
+
+    def _synchronous(self) -> int:
+        self.db.engine.dispose()
+        with db_api.reader_connection(self.context) as conn:
+            return conn.exec_driver_sql('PRAGMA synchronous').scalar()
+
+    def test_commits_wait_for_fsync_unless_told_otherwise(self):
+        # SQLite's codes: 1 NORMAL, 2 FULL.
+        self.assertEqual(2, self._synchronous())
+        self.config(sqlite_wal_synchronous='NORMAL', group='database')
+        self.assertEqual(1, self._synchronous())
+
+
 class FreeNodeProbePlanTestCase(base.TestCase):
     """SQLite has no statistics: the plan of the Free-node probe must not
     depend on the size of the fleet."""
@@ -113,31 +142,12 @@ class FreeNodeProbePlanTestCase(base.TestCase):
                               'nodes_free_pool_class_idx (pool=? AND '
                               'resource_class=? AND provision_state=? AND '
                               'id', plan)
-    def test_plain_read_connection_begins_deferred_and_joins_a_writer(self):
-        statements = []
 
-        def record(*args):
-            statements.append(args[2])
-        sa.event.listen(self.db.engine, 'before_cursor_execute', record)
-        self.addCleanup(sa.event.remove, self.db.engine,
-                        'before_cursor_execute', record)
-        with db_api.reader_connection(self.context) as conn:
-            conn.execute(sa.text('SELECT 1'))
-        with db_api.writer_connection(self.context) as conn:
-            with db_api.reader_connection(self.context) as inner:
-                inner.execute(sa.text('SELECT 1'))
-            conn.execute(sa.text('SELECT 1'))
-        self.assertEqual(['BEGIN', 'SELECT 1', 'BEGIN IMMEDIATE', 'SELECT 1',
-                          'SELECT 1'], statements)
-
-    def _synchronous(self) -> int:
-        self.db.engine.dispose()
-        with db_api.reader_connection(self.context) as conn:
-            return conn.exec_driver_sql('PRAGMA synchronous').scalar()
-
-    def test_commits_wait_for_fsync_unless_told_otherwise(self):
-        # SQLite's codes: 1 NORMAL, 2 FULL.
-        self.assertEqual(2, self._synchronous())
-        self.config(sqlite_wal_synchronous='NORMAL', group='database')
-        self.assertEqual(1, self._synchronous())
-
+    def test_deleting_an_allocation_reads_only_the_nodes_it_holds(self):
+        # The foreign key's check when an allocation row is deleted: by
+        # an index, whatever the size of the fleet.
+        with self.db.engine.connect() as conn:
+            plan = ' / '.join(row[3] for row in conn.exec_driver_sql(
+                'EXPLAIN QUERY PLAN SELECT 1 FROM nodes WHERE '
+                'allocation_id = ?', (1,)))
+        self.assertIn('USING COVERING INDEX nodes_allocation_id_idx', plan)
