@@ -260,6 +260,7 @@ class Load:
             else self.poll, args=(records, lock, posted, done))
         cursor = self.cursor() if self.args.wait_by == 'watch' else None
         self._cursor = cursor
+        self._polls: list[float] = []
         waiter.start()
         first = time.monotonic()
 
@@ -299,6 +300,8 @@ class Load:
             'allocs_per_s': round(len(active) / (last - first), 2)
             if last and last > first else 0,
             'wait_by': self.args.wait_by,
+            # How long each list of the round's allocations took.
+            'polls': summary(self._polls),
         }
         return figures, records
 
@@ -313,6 +316,7 @@ class Load:
                 'resource_class': self.args.resource_class,
                 'fields': 'uuid,state'})
             seen = time.monotonic()
+            self._polls.append(seen - started)
             with lock:
                 for item in items:
                     record = records.get(item['uuid'])

@@ -150,7 +150,8 @@ def bench_clusters(args, rows: list[dict]) -> None:
                     args.apis, conductors, backend))
                 with cluster.Cluster(db.url, conductors=conductors,
                                      apis=args.apis,
-                                     conductor_options={}) as clu:
+                                     conductor_options=dict(
+                                         args.conductor_option)) as clu:
                     clu.wait_for_conductors(conductors)
                     add_fleet(args, db.url)
                     for nodes in args.nodes:
@@ -613,6 +614,11 @@ def main() -> None:
                              'undeployed through the provision states in '
                              'progress, on pool-server and on clusters of '
                              '--conductors conductors')
+    parser.add_argument('--conductor-option', action='append', default=[],
+                        type=lambda t: tuple(t.split('=', 1)),
+                        metavar='NAME=VALUE',
+                        help='a [conductor] option of every conductor of '
+                             'the clusters (repeat for more)')
     parser.add_argument('--bench', default=DEFAULT_BENCH,
                         help='path of the load generator (tools/alloc_load.py '
                              'or one with the same options and output)')

@@ -887,9 +887,13 @@ Node.allocation_uuid = orm.column_property(
 # The slot a windowed allocation holds: its node (the tentative one while
 # it is scheduled) and its times.
 _SLOT_OF = NodeSlot.allocation_id == Allocation.id
+# The slot is found by its allocation first, then its node by id: as one
+# join, PostgreSQL planned a walk of every node for each allocation.
 Allocation.slot_node_uuid = orm.column_property(
-    sa.select(Node.uuid).where(Node.id == NodeSlot.node_id, _SLOT_OF)
-    .correlate_except(Node, NodeSlot).limit(1).scalar_subquery())
+    sa.select(Node.uuid).where(
+        Node.id == sa.select(NodeSlot.node_id).where(_SLOT_OF)
+        .correlate_except(NodeSlot).limit(1).scalar_subquery())
+    .correlate_except(Node).scalar_subquery())
 Allocation.busy_from = orm.column_property(
     sa.select(NodeSlot.busy_from).where(_SLOT_OF)
     .correlate_except(NodeSlot).limit(1).scalar_subquery())

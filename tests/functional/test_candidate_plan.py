@@ -1,7 +1,9 @@
 """The candidate probe reads an index range on PostgreSQL and MariaDB,
-never the whole nodes table, with and without table statistics."""
+never the whole nodes table, with and without table statistics; so does
+the read of an allocation (the request waiting clients repeat)."""
 import sqlalchemy as sa
 
+from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from tests.functional import cluster
@@ -55,6 +57,21 @@ class CandidatePlanMixin:
                     self.assertNotIn(scan, plan, (statistics, plan))
 
 
+    def test_allocation_read_looks_nodes_up_by_id(self):
+        # An allocation's node and the node of its window's slot are each
+        # found by id; a plan that walks the nodes for every allocation
+        # made a list of 1,000 allocations take 0.4 s at 1,000 nodes.
+        for statistics in (False, True):
+            if statistics:
+                self.analyze()
+            for stmt, params in (
+                    (allocations_db._SHOW['uuid'], {'ident': 'x'}),
+                    (allocations_db._FIELDS.order_by('id').limit(1000),
+                     {})):
+                plan = cluster.explain(self.engine, stmt, params)
+                self.assertEqual([], self.nodes_walked(plan),
+                                 (statistics, plan))
+
     def test_probe_does_not_lock_the_pool(self):
         # The probe reads the pool's allocate actions in a sub-select;
         # locking the pool row would make every claim of the pool wait
@@ -82,6 +99,14 @@ class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
     SCANS = ('Seq Scan', 'Sort')
     SHAPES = ((True, False, 'Index Scan'), (False, True, 'Index Scan'))
 
+    @staticmethod
+    def nodes_walked(plan: list) -> list:
+        """Scans of nodes without a condition on the index."""
+        lines = [row['QUERY PLAN'] for row in plan]
+        return [line for i, line in enumerate(lines)
+                if ' on nodes' in line and 'Scan' in line
+                and 'Index Cond' not in ''.join(lines[i + 1:i + 2])]
+
 
 class MySQLCandidatePlanTestCase(CandidatePlanMixin,
                                  db_fixtures.MySQLTestCase):
@@ -90,3 +115,9 @@ class MySQLCandidatePlanTestCase(CandidatePlanMixin,
     SCANS = ('ALL', 'filesort')
     SHAPES = ((True, False, 'range nodes_free_candidate_idx'),
               (False, True, 'range nodes_pool_status_idx'))
+
+    @staticmethod
+    def nodes_walked(plan: list) -> list:
+        """Reads of nodes that are not a lookup by key."""
+        return [row for row in plan if row['table'] == 'nodes'
+                and row['type'] not in ('eq_ref', 'const', 'ref')]
