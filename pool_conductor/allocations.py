@@ -51,6 +51,9 @@ FAILED, BUSY, GONE = rounds.FAILED, rounds.BUSY, rounds.GONE
 _MAX_ID_TTL = 5.0
 
 
+_NO_NODES = 'No available nodes found %s'
+
+
 def pool_of(alloc) -> str:
     """The pool an allocation takes a node from: the one its pool field
     names, else the default pool (never its extra: that is the user's)."""
@@ -177,12 +180,28 @@ def _observe(allocs: list, outcome: str) -> None:
 def _fail(conn, alloc, host: str, error: str, actors: dict) -> bool:
     """Record an allocation's failure and its event, if it is still
     host's to process."""
-    if not allocations_db.fail(conn, alloc.id, host, error):
-        return False
-    events.record(conn, [_outcome(alloc, host, states.ALLOCATION_ERROR,
-                                  actors, error=error)], conductor=host)
-    _observe([alloc], 'error')
-    return True
+    return bool(_fail_all(conn, [alloc], host, actors, error))
+
+
+def _fail_all(conn, allocs: list, host: str, actors: dict,
+              error: str | None = None) -> list:
+    """Record the failure of allocations (error, else that no node
+    matched each) and their events, for those still host's to process.
+
+    :returns: those recorded.
+    """
+    failed = []
+    for alloc in allocs:
+        reason = error or _NO_NODES % _describe(alloc)
+        if allocations_db.fail(conn, alloc.id, host, reason):
+            failed.append((alloc, reason))
+    if failed:
+        events.record(conn, [
+            _outcome(alloc, host, states.ALLOCATION_ERROR, actors,
+                     error=reason) for alloc, reason in failed],
+            conductor=host)
+        _observe([alloc for alloc, _ in failed], 'error')
+    return [alloc for alloc, _ in failed]
 
 
 def set_error(context, alloc_id: int, host: str, error: str,
@@ -234,10 +253,8 @@ def allocate_one(context, alloc_id: int, host: str,
                         lock=False, exclude=passed,
                         hold_until=_holds_until(alloc))):
                 return BUSY
-            _fail(conn, alloc, host,
-                  'No available nodes found %s%s' % (
-                      _describe(alloc), ''.join(
-                          '; %s' % r for r in reasons)), actors)
+            _fail(conn, alloc, host, _NO_NODES % _describe(alloc) + ''.join(
+                '; %s' % r for r in reasons), actors)
             return FAILED
     except rounds.Rollback as exc:
         return exc.args[0]
@@ -319,14 +336,17 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
     share, by what they ask for, one claim of as many free nodes (SKIP
     LOCKED, from a random start); the binding writer gives them all with
     one statement, so a batch costs a handful of round trips whatever its
-    size. Allocations that find no node here or that changed meanwhile
-    are left out: allocate_one() handles each of those on its own.
+    size. Allocations that find no node fail together when no matching
+    node is free at all (none locked by another transaction either); the
+    others left out, and those that changed meanwhile, are handled one by
+    one by allocate_one().
 
-    :returns: the ids of the allocations that are active now.
+    :returns: the ids of the allocations that are active or failed now.
     """
     try:
         with db_api.writer_connection(context) as conn:
             pairs = []
+            unserved = []
             groups: dict[tuple, list] = {}
             for alloc in allocations_db.to_process(conn, alloc_ids, host):
                 if alloc.slot_node_id is not None:
@@ -346,14 +366,30 @@ def allocate_batch(context, alloc_ids: list[int], host: str,
                                   hold_until=max(map(_holds_until, group)))
                 # Fewer nodes than allocations: the rest get none here.
                 pairs.extend(zip(group, rows, strict=False))
+                if len(rows) < len(group):
+                    unserved.append(group[len(rows):])
+            failed = [alloc for group in unserved
+                      if _none_free(conn, group, [r.id for _, r in pairs])
+                      for alloc in group]
             # Nodes shared with an external manager are acquired one by
             # one: allocate_one() gives those.
             pairs = [(a, r) for a, r in pairs if r.external_manager is None]
             if pairs:
                 _give(conn, pairs, host, actors or {})
-            return {alloc.id for alloc, _ in pairs}
+            failed = _fail_all(conn, failed, host, actors or {})
+            return {alloc.id for alloc, _ in pairs} | {a.id for a in failed}
     except (rounds.Rollback, db_exc.DBDuplicateEntry, db_exc.DBDeadlock):
         return set()
+
+
+def _none_free(conn, group: list, taken: list[int]) -> bool:
+    """Whether no node but those taken matches allocations that ask for
+    the same thing, locked or not. Only for allocations that would hold
+    a node equally long: a shorter one may fit before a window."""
+    holds = {_holds_until(alloc) for alloc in group}
+    return len(holds) == 1 and not free_nodes.for_allocation(
+        conn, group[0], pool_of(group[0]), free_nodes.ANYWHERE, lock=False,
+        exclude=taken, hold_until=holds.pop())
 
 
 def create(context, values: dict, rpcapi, pool: str | None = None,

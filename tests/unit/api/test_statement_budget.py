@@ -16,6 +16,9 @@ from tests.unit.api import base
 POST_ALLOCATION = (3, 1)
 GET_ALLOCATION = (2, 1)
 ALLOCATE_BATCH = (7, 1)
+# A batch of eight for four free nodes: four given, four failed in the same
+# transaction (an UPDATE each, their events in one INSERT).
+ALLOCATE_BATCH_SHORT = (16, 1)
 # DELETE of an active allocation: the allocation read, then in one
 # transaction the node locked, its pool's release actions, the UPDATE, the
 # events of the node and of the allocation in one INSERT, the DELETE.
@@ -110,6 +113,22 @@ class StatementBudgetTestCase(base.APITestCase):
         self.assertWithin(ALLOCATE_BATCH, counter)
         self.assertEqual(5, len(self.get(
             '/v1/allocations?state=active').get_json()['allocations']))
+
+    def test_conductor_fails_what_a_batch_cannot_serve(self):
+        self.patch(allocations.random, 'randint', lambda low, high: high)
+        for _ in range(4):
+            self.allocation()
+        self.worker.process_batch([i for i, _h in self.casts])
+        self.casts.clear()
+        for _ in range(8):
+            self.allocation()
+        with Counter() as counter:
+            self.worker.process_batch([i for i, _h in self.casts])
+        self.assertWithin(ALLOCATE_BATCH_SHORT, counter)
+        allocs = self.get('/v1/allocations').get_json()['allocations']
+        self.assertEqual({'active': 8, 'error': 4}, {
+            state: sum(a['state'] == state for a in allocs)
+            for state in ('active', 'error')})
 
     def test_allocate_machines(self):
         self.assertEqual(201, self.post('/v1/pools',

@@ -1,4 +1,5 @@
 """The allocation algorithm: filters, outcomes, guards."""
+import datetime
 from unittest import mock
 
 from oslo_db import exception as db_exc
@@ -7,6 +8,8 @@ import sqlalchemy as sa
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor import allocations
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
+from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from tests import base
 
@@ -200,6 +203,40 @@ class BatchTestCase(base.TestCase):
         self.assertIn('No available nodes found', errors[0].last_error)
         self.assertEqual(3, len({a.node_uuid for a in allocs
                                  if a.node_uuid}))
+
+    def test_batch_fails_what_no_node_serves(self):
+        for _ in range(3):
+            self.create_node()
+        self.create_node(resource_class='other')
+        ids = self.queue(5)
+        with mock.patch.object(allocations, 'allocate_one') as one:
+            self.worker.process_batch(ids)
+        one.assert_not_called()
+        allocs = self.states(ids)
+        self.assertEqual(['active'] * 3 + ['error'] * 2,
+                         sorted(a.state for a in allocs))
+        for alloc in allocs:
+            if alloc.state == 'error':
+                self.assertEqual('No available nodes found in pool default '
+                                 'with resource class baremetal',
+                                 alloc.last_error)
+
+    def test_batch_leaves_shorter_windows_to_their_own_search(self):
+        # A node booked from an hour on serves an allocation that ends
+        # before then, not one that holds it longer: the batch does not
+        # fail either for the other's sake.
+        node = self.create_node()
+        now = datetime.datetime.utcnow()
+        with db_api.writer_connection(self.context) as conn:
+            conn.execute(sa.update(models.Node).where(
+                models.Node.id == node.id).values(
+                    booked_from=now + datetime.timedelta(hours=1)))
+        short = self.queue(1, lifespan_end=now + datetime.timedelta(
+            minutes=10))
+        forever = self.queue(1)
+        self.worker.process_batch(forever + short)
+        self.assertEqual(['error', 'active'],
+                         [a.state for a in self.states(forever + short)])
 
     def test_different_requests_in_one_batch(self):
         gold = self.create_node(resource_class='gold',
