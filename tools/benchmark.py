@@ -51,16 +51,22 @@ WATCH = ('api=pool_api', 'cond=pool_conductor',
 
 
 def run_bench(args, url: str, nodes: int) -> list[dict]:
-    """Run the load generator once; one result per mode.
+    """Run the load generator once per way of waiting; one result per
+    mode and way.
 
     The nodes of a size stay enrolled (resource class bench-N), so that
     the next deployment on the same database reuses them.
     """
+    return [row for wait in args.wait_by
+            for row in _run_bench(args, url, nodes, wait)]
+
+
+def _run_bench(args, url: str, nodes: int, wait: str) -> list[dict]:
     proc = subprocess.run(
         [sys.executable, args.bench, '--url', url, '-n', str(nodes),
          '-c', str(args.clients), '--modes', 'normal,contention',
          '--api-version', '1.60', '--resource-class', 'bench-%d' % nodes,
-         '--reuse-nodes', '--keep-nodes']
+         '--reuse-nodes', '--keep-nodes', '--wait-by', wait]
         + [arg for watch in WATCH for arg in ('--watch', watch)],
         capture_output=True, text=True)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
@@ -71,7 +77,8 @@ def run_bench(args, url: str, nodes: int) -> list[dict]:
     for rnd in result['rounds']:
         alloc, verify = rnd['allocate'], rnd['verify']
         rows.append({
-            'N': nodes, 'mode': rnd['mode'],
+            'N': nodes, 'mode': rnd['mode'] + (
+                '' if wait == 'poll' else ', ' + wait),
             'active': alloc['active'], 'error': alloc['error'],
             'allocs/s': '%.0f' % alloc['allocs_per_s'],
             'POST p50': '%.0f ms' % alloc['post_latency']['p50_ms'],
@@ -614,6 +621,11 @@ def main() -> None:
                              'undeployed through the provision states in '
                              'progress, on pool-server and on clusters of '
                              '--conductors conductors')
+    parser.add_argument('--wait-by', type=lambda t: t.split(','),
+                        default=['poll'], metavar='poll,watch',
+                        help='how the load generator learns outcomes: '
+                             'polling as Ironic\'s clients do, pool\'s '
+                             'event watch, or both (a row each)')
     parser.add_argument('--conductor-option', action='append', default=[],
                         type=lambda t: tuple(t.split('=', 1)),
                         metavar='NAME=VALUE',

@@ -40,7 +40,8 @@ BINDING_COLUMNS = frozenset((
     'pool_allocated', 'pool_wait_stage', 'pool_destination',
     'pool_wait_deadline', 'pool_wait_timed_out'))
 
-# What the binding reads of a node.
+# What the binding reads of a node: what it decides on, and the fields of
+# the node's events (Ironic's NodePayload, its interfaces included).
 NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'id', 'uuid', 'name', 'generation', 'provision_state',
     'target_provision_state', 'power_state',
@@ -52,7 +53,12 @@ NODE_COLUMNS = tuple(_NODES.c[name] for name in (
     'console_enabled', 'clean_step', 'deploy_step', 'provision_steps',
     'target_raid_config', 'raid_config', 'retired', 'pool_wait_deadline',
     'pool_wait_timed_out', 'fault', 'external_manager', 'external_ref',
-    'external_claim', 'external_state'))
+    'external_claim', 'external_state',
+    'description', 'driver', 'provision_updated_at', 'target_power_state',
+    'maintenance_reason', 'last_error', 'extra', 'properties', 'created_at',
+    'updated_at', 'conductor_group', 'retired_reason', 'protected',
+    'protected_reason')) + tuple(
+        column for column in _NODES.c if column.name.endswith('_interface'))
 
 # The allocate actions of a node's pool, read with the node by the
 # searches for free nodes (a sub-select does not lock the pool's row).

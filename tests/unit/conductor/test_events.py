@@ -69,6 +69,32 @@ class EventRecordTestCase(base.APITestCase):
              ('allocation', 'baremetal.allocation.delete.end', 'active',
               None)], tail)
 
+    def test_node_events_of_an_allocation_carry_the_whole_node(self):
+        # The node's events when an allocation takes and frees it carry
+        # Ironic's NodePayload as any other node event does: its driver,
+        # properties and own interfaces, not defaults.
+        node = self.create_node(name='node-p', deploy_interface='ramdisk',
+                                properties={'cpus': 8},
+                                extra={'rack': 'r1'},
+                                description='spare')
+        alloc = self.post('/v1/allocations',
+                          {'resource_class': 'baremetal'}).get_json()
+        self.worker.process_batch([a for a, _ in self.casts])
+        self.assertEqual(204, self.delete(
+            '/v1/allocations/%s' % alloc['uuid']).status_code)
+        changes = [e for e in all_events(self.context, object_uuid=node.uuid)
+                   if e.event_type.startswith('pool.node.pool_status_set')]
+        self.assertEqual(['InUse', 'Free'], [e.state for e in changes])
+        for event in changes:
+            data = event.payload['ironic_object.data']
+            self.assertEqual(
+                ('fake-hardware', 'ramdisk', {'cpus': 8}, {'rack': 'r1'},
+                 'spare'),
+                (data.get('driver'), data.get('deploy_interface'),
+                 data.get('properties'), data.get('extra'),
+                 data.get('description')))
+            self.assertIsNotNone(data.get('created_at'))
+
     def test_no_node_is_an_error_event(self):
         resp = self.post('/v1/allocations', {'resource_class': 'nothing'})
         alloc = resp.get_json()
