@@ -83,6 +83,8 @@ passed=0
 failed=0
 skipped=0
 status=0
+# The ids of the tests that failed, printed again just before the summary.
+failures=()
 
 # The number of runs recorded in the stestr repository: a suite that could
 # not even be loaded (an import error) records none.
@@ -122,6 +124,7 @@ run_suite() {
     skipped=$((skipped + $(stat_of Skipped "$stats")))
     if [ "$rc" -ne 0 ]; then
         status=1
+        mapfile -t -O "${#failures[@]}" failures < <(stestr failing --list 2>/dev/null)
     fi
 }
 
@@ -205,5 +208,9 @@ if [ "$failed" -ne 0 ]; then
     status=1
 fi
 echo
+if [ ${#failures[@]} -ne 0 ]; then
+    echo "failed:"
+    printf '  %s\n' "${failures[@]}"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 exit "$status"
