@@ -1,4 +1,5 @@
 """The Flask application factory."""
+import re
 import time
 
 import flask
@@ -122,6 +123,12 @@ class _Healthcheck:
         return self.app(environ, start_response)
 
 
+def _chunked(environ: dict) -> bool:
+    """Whether the body of a request comes in chunks (of no declared
+    length)."""
+    return 'chunked' in environ.get('HTTP_TRANSFER_ENCODING', '').lower()
+
+
 def _content_length(environ: dict) -> int | None:
     """The declared length of the body of a request: None without one, -1
     for one that is not a number of bytes."""
@@ -179,9 +186,7 @@ class _CloseUnreadBody:
 
     def __call__(self, environ: dict, start_response):
         length = _content_length(environ)
-        chunked = 'chunked' in environ.get('HTTP_TRANSFER_ENCODING',
-                                           '').lower()
-        if not (length or chunked):
+        if not (length or _chunked(environ)):
             return self.app(environ, start_response)
         body = _Body(environ['wsgi.input'])
         environ['wsgi.input'] = body
@@ -208,6 +213,9 @@ class _BodySizeLimit:
         limit = CONF.oslo_middleware.max_request_body_size
         length = _content_length(environ)
         if length is None:
+            if not _chunked(environ):
+                # No body at all (a GET, a DELETE): nothing to limit.
+                return self.app(environ, start_response)
             return self.limiter(environ, start_response)
         if length < 0:
             return errors.wsgi_error(start_response, 400,
@@ -237,17 +245,46 @@ class _ProxyHeaders:
 
 
 _CONTEXT = 'pool.context'
+# A request ID a client may send, to be kept as the global request ID.
+_GLOBAL_REQUEST_ID = re.compile(
+    r'req-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}')
+
+
+class _RequestId:
+    """oslo.middleware's RequestId without its request and response
+    objects: each request gets a new ID (environ
+    ``openstack.request_id``), returned in X-Openstack-Request-Id; an ID
+    the client sends in that header, when it has the form of one, is kept
+    as the global request ID (``openstack.global_request_id``)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ: dict, start_response):
+        sent = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
+        if _GLOBAL_REQUEST_ID.fullmatch(sent):
+            environ[request_id.GLOBAL_REQ_ID] = sent
+        ident = oslo_context.generate_request_id()
+        environ[request_id.ENV_REQUEST_ID] = ident
+
+        def start(status: str, headers: list, exc_info=None):
+            if not any(k.lower() == request_id.HTTP_RESP_HEADER_REQUEST_ID
+                       for k, _ in headers):
+                headers = [*headers,
+                           (request_id.HTTP_RESP_HEADER_REQUEST_ID, ident)]
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, start)
 
 
 class _RequestLog:
     """One line in the log for every request once it is answered, as
     OpenStack services write it: the context of the request (its ID, the
     user and the project), the client, the request line, the status, the
-    length of the body and the time taken. Inside oslo.middleware's
-    RequestId, which gives each request a new ID (an ID the client sends
-    is only kept as the global request ID) and returns it in
-    X-Openstack-Request-Id; outside the authentication, so that refused
-    requests are written too."""
+    length of the body and the time taken. Inside _RequestId, which gives
+    each request a new ID (an ID the client sends is only kept as the
+    global request ID) and returns it in X-Openstack-Request-Id; outside
+    the authentication, so that refused requests are written too."""
 
     def __init__(self, app):
         self.app = app
@@ -297,7 +334,7 @@ def _middleware(app):
     app = _BodySizeLimit(app)
     app = _Healthcheck(app)
     app = _RequestLog(app)
-    app = request_id.RequestId(app, {'oslo_config_config': CONF})
+    app = _RequestId(app)
     return _CloseUnreadBody(_ProxyHeaders(app))
 
 

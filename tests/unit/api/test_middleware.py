@@ -50,6 +50,38 @@ class TestRequestId(base.APITestCase):
         self.assertTrue(first.startswith('req-'))
         self.assertNotEqual(first, second)
 
+    def test_only_a_well_formed_client_id_is_kept_as_global(self):
+        seen = []
+
+        def inner(environ, start_response):
+            seen.append((environ['openstack.request_id'],
+                         environ.get('openstack.global_request_id')))
+            start_response('200 OK', [])
+            return [b'']
+
+        sent = 'req-11111111-2222-3333-4444-555555555555'
+        middleware = pool_app._RequestId(inner)
+        for header, kept in ((sent, sent), (sent + '\n', None),
+                             ('req-1', None), ('', None)):
+            headers = []
+            middleware({'HTTP_X_OPENSTACK_REQUEST_ID': header},
+                       lambda status, h, exc_info=None, into=headers:
+                       into.extend(h))
+            own, global_id = seen[-1]
+            self.assertEqual(kept, global_id)
+            self.assertNotEqual(sent, own)
+            self.assertEqual([('x-openstack-request-id', own)], headers)
+
+    def test_an_id_header_of_the_application_is_not_repeated(self):
+        def inner(environ, start_response):
+            start_response('200 OK', [('X-OpenStack-Request-Id', 'mine')])
+            return [b'']
+
+        headers = []
+        pool_app._RequestId(inner)(
+            {}, lambda status, h, exc_info=None: headers.extend(h))
+        self.assertEqual([('X-OpenStack-Request-Id', 'mine')], headers)
+
 
 class TestHealthcheck(base.APITestCase):
 
