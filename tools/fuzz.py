@@ -5,8 +5,9 @@ directory, seeds a few nodes and allocations, and runs schemathesis with
 a fixed seed and a bounded number of examples: with valid requests
 (positive), and with requests each made invalid in one part (negative:
 path, query, version header or body), which must be refused with a 4xx
-error in the document's shape. Prints the operations each run
-covered. Exits non-zero when schemathesis finds a server error, a
+error in the document's shape. The two runs go at the same time (one
+core each); then each run's output and the operations it covered are
+printed. Exits non-zero when schemathesis finds a server error, a
 response that does not match the document, invalid input accepted, or an
 operation it could not generate requests for.
 
@@ -16,6 +17,7 @@ Usage: tools/fuzz.py [--max-examples N] [--negative-max-examples N]
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -97,7 +99,9 @@ def _outcomes(report: str) -> dict[str, str]:
     return outcomes
 
 
-def _run(server_url: str, mode: str, args, report: str) -> int:
+def _start(server_url: str, mode: str, args, report: str,
+           output) -> subprocess.Popen:
+    """schemathesis's run of one mode, its output into the file output."""
     st = os.path.join(os.path.dirname(sys.executable), 'st')
     command = [
         st, 'run', server_url + '/v1/openapi.json',
@@ -131,7 +135,8 @@ def _run(server_url: str, mode: str, args, report: str) -> int:
         env['PYTHONPATH'] = os.pathsep.join(
             [os.path.dirname(os.path.abspath(__file__)), ROOT,
              env.get('PYTHONPATH', '')])
-    return subprocess.call(command, env=env)
+    return subprocess.Popen(command, env=env, stdout=output,
+                            stderr=subprocess.STDOUT)
 
 
 # Operations schemathesis 3.39 cannot make invalid requests for, and why.
@@ -184,6 +189,26 @@ def _coverage(mode: str, operations: dict[str, str],
     return missing
 
 
+def _outcome(mode: str, run: subprocess.Popen, output, operations: dict,
+             report: str, started: float) -> int:
+    """Wait for a run, print its output and what it covered; 1 when it
+    found a problem, else 0."""
+    st_rc = run.wait()
+    print('%s run: done after %.0f s' % (mode, time.monotonic() - started))
+    output.seek(0)
+    sys.stdout.write(output.read())
+    output.close()
+    sys.stdout.flush()
+    if not os.path.exists(report):
+        return 1
+    outcomes = _outcomes(report)
+    # schemathesis exits non-zero for the operations it could not
+    # generate for too: the known ones are not a failure.
+    failed = _coverage(mode, operations, outcomes) or (
+        'failure' in outcomes.values()) or (st_rc != 0 and mode == 'positive')
+    return int(bool(failed))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--max-examples', type=int, default=10,
@@ -195,28 +220,32 @@ def main() -> int:
                         default='all',
                         help='valid requests, invalid ones, or both runs')
     args = parser.parse_args()
+    # A time limit's SIGTERM ends the runs and the server too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     modes = ('positive', 'negative') if args.mode == 'all' else (args.mode,)
     rc = 0
     with cluster.PoolServer('auth_strategy = noauth') as server, \
             tempfile.TemporaryDirectory() as tmp:
         seed(server.url)
         operations = _operations(server.url)
-        for mode in modes:
-            report = os.path.join(tmp, mode + '.xml')
-            started = time.monotonic()
-            st_rc = _run(server.url, mode, args, report)
-            print('%s run: %.0f s' % (mode, time.monotonic() - started))
-            if not os.path.exists(report):
-                rc |= 1
-                continue
-            outcomes = _outcomes(report)
-            if _coverage(mode, operations, outcomes):
-                rc |= 1
-            # schemathesis exits non-zero for the operations it could not
-            # generate for too: the known ones are not a failure.
-            if 'failure' in outcomes.values() or (
-                    st_rc != 0 and mode == 'positive'):
-                rc |= 1
+        # The runs at the same time, one core each: generating requests
+        # is most of their time. Their outputs follow one another.
+        started = time.monotonic()
+        runs = {}
+        try:
+            for mode in modes:
+                output = open(os.path.join(tmp, mode + '.log'), 'w+')
+                runs[mode] = (_start(server.url, mode, args,
+                                     os.path.join(tmp, mode + '.xml'),
+                                     output), output)
+            for mode, (run, output) in runs.items():
+                rc |= _outcome(mode, run, output, operations,
+                               os.path.join(tmp, mode + '.xml'), started)
+        finally:
+            # Stopped early (a time limit): no run goes on without us.
+            for run, _output in runs.values():
+                if run.poll() is None:
+                    run.kill()
         if rc != 0:
             print('pool-server log:\n' + server.log()[-20000:])
     return rc

@@ -131,7 +131,7 @@ run_suite() {
 # schemathesis against a pool-server and its OpenAPI document (tools/fuzz.py).
 fuzz() {
     printf '\n==> fuzz\n'
-    if timeout 600 python tools/fuzz.py; then
+    if timeout 900 python tools/fuzz.py; then
         passed=$((passed + 1))
     else
         echo "schemathesis found problems (or could not run)" >&2
