@@ -85,6 +85,9 @@ skipped=0
 status=0
 # The ids of the tests that failed, printed again just before the summary.
 failures=()
+# What stestr kept of the failed tests (their tracebacks and output).
+details=$(mktemp)
+trap 'rm -f "$details"' EXIT
 
 # The number of runs recorded in the stestr repository: a suite that could
 # not even be loaded (an import error) records none.
@@ -125,6 +128,7 @@ run_suite() {
     if [ "$rc" -ne 0 ]; then
         status=1
         mapfile -t -O "${#failures[@]}" failures < <(stestr failing --list 2>/dev/null)
+        stestr failing >>"$details" 2>&1
     fi
 }
 
@@ -208,6 +212,12 @@ if [ "$failed" -ne 0 ]; then
     status=1
 fi
 echo
+if [ -s "$details" ]; then
+    # Last, where a truncated log still shows why.
+    echo "the failed tests, the last 120 lines of their details:"
+    tail -n 120 "$details"
+    echo
+fi
 if [ ${#failures[@]} -ne 0 ]; then
     echo "failed:"
     printf '  %s\n' "${failures[@]}"
