@@ -29,6 +29,7 @@ provision states in progress.
 Needs the services and database users that tools/run-tests.sh sets up.
 """
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -199,6 +200,48 @@ def insert_nodes(engine, total: int, **values) -> None:
                  'params': {'inventory/data/CPUS': 2 + i % 4},
                  'created_at': db_api.utcnow(), **values}
                 for i in range(start, min(start + 5000, total))])
+
+
+@contextlib.contextmanager
+def sqlite_in_process(nodes: int, cast=lambda alloc_id: None):
+    """A fresh SQLite database of nodes (insert_nodes()) that pool's
+    code in this process uses, with one live conductor, "cost-host"; the
+    casts of allocations to it go to cast(alloc_id) (dropped unless
+    given). Yields the engine; undone on exit."""
+    import tempfile
+    from unittest import mock
+
+    import sqlalchemy as sa
+
+    from pool_conductor.conf import CONF
+    from pool_conductor import context as pool_context
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import conductors as conductors_db
+    from pool_conductor.db import migration
+    from pool_conductor import rpcapi
+
+    with tempfile.TemporaryDirectory() as tmp, \
+            contextlib.ExitStack() as stack:
+        url = 'sqlite:///%s' % os.path.join(tmp, 'pool.sqlite')
+        engine = sa.create_engine(url)
+        stack.callback(engine.dispose)
+        db_api.setup_engine_hooks(engine)
+        migration.upgrade(engine=engine)
+        CONF.set_override('connection', url, group='database')
+        CONF.set_override('auth_strategy', 'noauth')
+        stack.callback(CONF.clear_override, 'connection', group='database')
+        stack.callback(CONF.clear_override, 'auth_strategy')
+        stack.callback(db_api.main_context_manager.patch_engine(engine))
+        conductors_db.register_conductor(pool_context.get_admin_context(),
+                                         'cost-host')
+        insert_nodes(engine, nodes)
+        stack.enter_context(mock.patch.object(
+            rpcapi.ConductorAPI, 'create_allocation',
+            lambda _s, _c, alloc_id, host: cast(alloc_id)))
+        stack.enter_context(mock.patch.object(
+            rpcapi.ConductorAPI, 'alive_conductors',
+            lambda _s, _c: ['cost-host']))
+        yield engine
 
 
 def pool_allocate(args) -> None:

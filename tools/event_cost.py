@@ -17,91 +17,58 @@ their CPU is printed apart and not counted in the first figure.
 import argparse
 import os
 import sys
-import tempfile
 import time
+
+import sqlalchemy as sa
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
 def one_round(nodes: int) -> float:
-    from unittest import mock
-
-    import sqlalchemy as sa
-
     from pool_api import app as pool_app
     from pool_conductor.allocations import AllocationWorker
-    from pool_conductor.conf import CONF
-    from pool_conductor import context as pool_context
-    from pool_conductor.db import api as db_api
-    from pool_conductor.db import conductors as conductors_db
-    from pool_conductor.db import migration
-    from pool_conductor import rpcapi
     from tools import benchmark
 
-    with tempfile.TemporaryDirectory() as tmp:
-        url = 'sqlite:///%s' % os.path.join(tmp, 'pool.sqlite')
-        engine = sa.create_engine(url)
-        db_api.setup_engine_hooks(engine)
-        migration.upgrade(engine=engine)
-        CONF.set_override('connection', url, group='database')
-        CONF.set_override('auth_strategy', 'noauth')
-        restore = db_api.main_context_manager.patch_engine(engine)
-        try:
-            context = pool_context.get_admin_context()
-            conductors_db.register_conductor(context, 'cost-host')
-            benchmark.insert_nodes(engine, nodes)
-            cast = []
-            with mock.patch.object(
-                    rpcapi.ConductorAPI, 'create_allocation',
-                    lambda _s, _c, alloc_id, host: cast.append(alloc_id)), \
-                    mock.patch.object(rpcapi.ConductorAPI,
-                                      'alive_conductors',
-                                      lambda _s, _c: ['cost-host']):
-                client = pool_app.create_app().test_client()
-                headers = {'X-OpenStack-Ironic-API-Version': '1.60'}
-                worker = AllocationWorker('cost-host', 1, batch_size=32)
-                started = time.process_time()
-                uuids = []
-                for i in range(nodes):
-                    resp = client.post('/v1/allocations', headers=headers,
-                                       json={'resource_class':
-                                             'rc-%d' % (i % 10)})
-                    uuids.append(resp.get_json()['uuid'])
-                    if len(cast) >= 32:
-                        worker.process_batch(cast[:32])
-                        del cast[:32]
-                if cast:
-                    worker.process_batch(cast)
-                spent = time.process_time() - started
-                # What clients that wait poll: an allocation, and a page
-                # of the allocations in a state.
-                reads = time.process_time()
-                for uuid in uuids:
-                    client.get('/v1/allocations/' + uuid, headers=headers)
-                gets = time.process_time() - reads
-                reads = time.process_time()
-                for _ in uuids:
-                    client.get('/v1/allocations?state=active&limit=50',
-                               headers=headers)
-                lists = time.process_time() - reads
-                started = time.process_time()
-                for uuid in uuids:
-                    client.delete('/v1/allocations/' + uuid,
-                                  headers=headers)
-                spent += time.process_time() - started
-                worker.stop()
-            active = 0
-            with engine.connect() as conn:
-                active = conn.scalar(sa.text(
-                    'SELECT count(*) FROM allocations'))
-            if active:
-                raise RuntimeError('%d allocations left' % active)
-            return spent * 1000 / nodes, gets * 1000 / nodes, \
-                lists * 1000 / nodes
-        finally:
-            restore()
-            engine.dispose()
+    cast = []
+    with benchmark.sqlite_in_process(nodes, cast.append) as engine:
+        client = pool_app.create_app().test_client()
+        headers = {'X-OpenStack-Ironic-API-Version': '1.60'}
+        worker = AllocationWorker('cost-host', 1, batch_size=32)
+        started = time.process_time()
+        uuids = []
+        for i in range(nodes):
+            resp = client.post('/v1/allocations', headers=headers,
+                               json={'resource_class': 'rc-%d' % (i % 10)})
+            uuids.append(resp.get_json()['uuid'])
+            if len(cast) >= 32:
+                worker.process_batch(cast[:32])
+                del cast[:32]
+        if cast:
+            worker.process_batch(cast)
+        spent = time.process_time() - started
+        # What clients that wait poll: an allocation, and a page of the
+        # allocations in a state.
+        reads = time.process_time()
+        for uuid in uuids:
+            client.get('/v1/allocations/' + uuid, headers=headers)
+        gets = time.process_time() - reads
+        reads = time.process_time()
+        for _ in uuids:
+            client.get('/v1/allocations?state=active&limit=50',
+                       headers=headers)
+        lists = time.process_time() - reads
+        started = time.process_time()
+        for uuid in uuids:
+            client.delete('/v1/allocations/' + uuid, headers=headers)
+        spent += time.process_time() - started
+        worker.stop()
+        with engine.connect() as conn:
+            left = conn.scalar(sa.text('SELECT count(*) FROM allocations'))
+        if left:
+            raise RuntimeError('%d allocations left' % left)
+        return spent * 1000 / nodes, gets * 1000 / nodes, \
+            lists * 1000 / nodes
 
 
 def main() -> None:

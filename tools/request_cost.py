@@ -15,7 +15,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,59 +53,33 @@ def main() -> None:
     parser.add_argument('--calls', type=int, default=200,
                         help='calls of each request per round')
     args = parser.parse_args()
-    from unittest import mock
-
-    import sqlalchemy as sa
-
     from pool_api import app as pool_app
     from pool_conductor.conf import CONF
-    from pool_conductor import context as pool_context
-    from pool_conductor.db import api as db_api
-    from pool_conductor.db import conductors as conductors_db
-    from pool_conductor.db import migration
-    from pool_conductor import rpcapi
     from tools import benchmark
 
     CONF([], project='pool')
-    with tempfile.TemporaryDirectory() as tmp:
-        url = 'sqlite:///%s' % os.path.join(tmp, 'pool.sqlite')
-        engine = sa.create_engine(url)
-        db_api.setup_engine_hooks(engine)
-        migration.upgrade(engine=engine)
-        CONF.set_override('connection', url, group='database')
-        CONF.set_override('auth_strategy', 'noauth')
-        restore = db_api.main_context_manager.patch_engine(engine)
-        conductors_db.register_conductor(pool_context.get_admin_context(),
-                                         'cost-host')
-        benchmark.insert_nodes(engine, 100)
-        # The casts to conductors are dropped: no conductor runs here.
-        with mock.patch.object(rpcapi.ConductorAPI, 'create_allocation',
-                               lambda *_args: None), \
-                mock.patch.object(rpcapi.ConductorAPI, 'alive_conductors',
-                                  lambda _s, _c: ['cost-host']):
-            app = pool_app.create_app().wsgi_app
-            post = json.dumps({'resource_class': 'rc-1'}).encode()
-            uuid = json.loads(call(app, 'POST', '/v1/allocations',
-                                   post))['uuid']
-            requests = [
-                ('GET /v1', lambda: call(app, 'GET', '/v1')),
-                ('GET /v1/allocations/<uuid>',
-                 lambda: call(app, 'GET', '/v1/allocations/' + uuid)),
-                ('POST /v1/allocations and its DELETE', lambda: call(
-                    app, 'DELETE', '/v1/allocations/' + json.loads(
-                        call(app, 'POST', '/v1/allocations',
-                             post))['uuid'])),
-            ]
-            spent = {name: [] for name, _ in requests}
-            for _ in range(args.rounds):
-                for name, request in requests:
-                    started = time.process_time()
-                    for _ in range(args.calls):
-                        request()
-                    spent[name].append((time.process_time() - started)
-                                       * 1000 / args.calls)
-        restore()
-        engine.dispose()
+    with benchmark.sqlite_in_process(100):
+        app = pool_app.create_app().wsgi_app
+        post = json.dumps({'resource_class': 'rc-1'}).encode()
+        uuid = json.loads(call(app, 'POST', '/v1/allocations',
+                               post))['uuid']
+        requests = [
+            ('GET /v1', lambda: call(app, 'GET', '/v1')),
+            ('GET /v1/allocations/<uuid>',
+             lambda: call(app, 'GET', '/v1/allocations/' + uuid)),
+            ('POST /v1/allocations and its DELETE', lambda: call(
+                app, 'DELETE', '/v1/allocations/' + json.loads(
+                    call(app, 'POST', '/v1/allocations',
+                         post))['uuid'])),
+        ]
+        spent = {name: [] for name, _ in requests}
+        for _ in range(args.rounds):
+            for name, request in requests:
+                started = time.process_time()
+                for _ in range(args.calls):
+                    request()
+                spent[name].append((time.process_time() - started)
+                                   * 1000 / args.calls)
     for name, times in spent.items():
         print('%s: %-36s median %.3f ms, min %.3f ms of CPU per call'
               % (ROOT, name, statistics.median(times), min(times)))
