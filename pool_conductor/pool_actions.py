@@ -101,6 +101,18 @@ def _named_ids(conn, request: Request, *where) -> list[int]:
     return list(ids)
 
 
+def _check_unlocked(nodes) -> None:
+    """Named nodes a conductor holds locked for a moment (moving them on
+    in their workflows) are waited for, as Ironic waits for a node's
+    lock: the action runs again (retry.on_node_locked()).
+
+    :raises: NodeLocked
+    """
+    for n in nodes:
+        if n.reservation:
+            raise exception.NodeLocked(node=n.uuid, host=n.reservation)
+
+
 def _check(nodes, ok, what: str) -> None:
     bad = [n for n in nodes if not ok(n)]
     if bad:
@@ -134,6 +146,7 @@ def _move(context, request: Request, pool_name: str, adding: bool
             conn, request, node.pool == source,
             node.pool_status == states.POOL_FREE,
             node.reservation.is_(None)))
+        _check_unlocked(nodes)
         _check(nodes, lambda n: (n.pool == source and n.pool_status ==
                                  states.POOL_FREE and not n.pool_allocated
                                  and n.instance_uuid is None
@@ -179,9 +192,11 @@ def add_machines(context, pool_name: str, request: Request) -> list[dict]:
     windows are healed.
 
     :raises: ObjectNotFound, NodeNotFound, InvalidState, WindowConflict
-        for a named node holding a window, without force
+        for a named node holding a window, without force, NodeLocked for
+        a named node still locked after the retries
     """
-    return retry.on_deadlock(_move, context, request, pool_name, True)
+    return retry.on_deadlock(retry.on_node_locked, _move, context, request,
+                             pool_name, True)
 
 
 def remove_machines(context, pool_name: str, request: Request
@@ -191,9 +206,11 @@ def remove_machines(context, pool_name: str, request: Request
     windows are healed.
 
     :raises: ObjectNotFound, NodeNotFound, InvalidState, WindowConflict
-        for a named node holding a window, without force
+        for a named node holding a window, without force, NodeLocked for
+        a named node still locked after the retries
     """
-    return retry.on_deadlock(_move, context, request, pool_name, False)
+    return retry.on_deadlock(retry.on_node_locked, _move, context, request,
+                             pool_name, False)
 
 
 def _allocatable_named(conn, pool: str, request: Request) -> list:
@@ -208,6 +225,7 @@ def _allocatable_named(conn, pool: str, request: Request) -> list:
     ok = [n for n in nodes if n.pool == pool and lifecycle.allocatable(n)
           and n.external_manager is None]
     if not request.partial_success:
+        _check_unlocked(nodes)
         _check(nodes, lambda n: n in ok,
                'Cannot allocate nodes: only Free members of pool %s that '
                'an allocation could take (available, power state known, '
@@ -256,9 +274,12 @@ def allocate_machines(context, pool_name: str, request: Request
     Unless partial_success, fewer nodes than asked for is an error and
     nothing is allocated.
 
-    :raises: ObjectNotFound, NodeNotFound, InsufficientNodes, InvalidState
+    :raises: ObjectNotFound, NodeNotFound, InsufficientNodes,
+        InvalidState, NodeLocked for a named node still locked after the
+        retries (without partial_success)
     """
-    return retry.on_deadlock(_allocate, context, pool_name, request)
+    return retry.on_deadlock(retry.on_node_locked, _allocate, context,
+                             pool_name, request)
 
 
 def _return(context, pool_name: str, request: Request) -> list[dict]:
@@ -271,6 +292,7 @@ def _return(context, pool_name: str, request: Request) -> list[dict]:
             conn, request, node.pool == pool.name,
             node.pool_status.in_(allowed), node.reservation.is_(None),
             binding_db.NOT_OF_A_CLAIM))
+        _check_unlocked(nodes)
         _check(nodes, lambda n: (n.pool == pool.name
                                  and n.pool_status in allowed),
                'Cannot return nodes: only %s nodes of pool %s can be '
@@ -291,4 +313,5 @@ def return_machines(context, pool_name: str, request: Request
     :raises: ObjectNotFound, NodeNotFound, InvalidState, NodeInWrongState
         for a deployed node without force, NodeLocked
     """
-    return retry.on_deadlock(_return, context, pool_name, request)
+    return retry.on_deadlock(retry.on_node_locked, _return, context,
+                             pool_name, request)

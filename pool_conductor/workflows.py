@@ -116,8 +116,11 @@ def time_out_waits(context) -> int:
 
 def check_workflows(context, host: str) -> None:
     """Time out waits past their deadline, claim nodes to drive and move
-    them on; never raises."""
+    them on, when a node waits at all (one read otherwise); never
+    raises."""
     try:
+        if not workflows_db.any_waiting(context):
+            return
         time_out_waits(context)
         take_nodes(context, host)
         advance_nodes(context, host)

@@ -68,6 +68,16 @@ def take_nodes(context, host: str, alive: list[str],
                 if r.id in ours]
 
 
+def any_waiting(context) -> bool:
+    """Whether a node waits for a stage (Joining, Building, Destroying,
+    Leaving or held): without one a workflow round has nothing to do."""
+    with api.reader_connection(context) as conn:
+        return conn.execute(
+            sa.select(_NODES.c.id)
+            .where(_NODES.c.pool_status.in_(states.POOL_WAITING))
+            .limit(1)).first() is not None
+
+
 def list_driven_nodes(context, host: str) -> list[sa.Row]:
     """The nodes a conductor drives through their workflows (Joining,
     Building, Destroying, Leaving), by id."""

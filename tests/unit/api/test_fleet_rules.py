@@ -187,8 +187,18 @@ class TestNodeLock(FleetRulesTestCase):
         self.assertError(409, self.patch_json('/v1/nodes/n0', [
             {'op': 'replace', 'path': '/extra', 'value': {'a': 1}}]),
             'locked by host other')
-        self.assertError(400, self.post('/v1/pools/default/allocateMachines',
-                                        {'machine_list': ['n0']}), 'n0')
+        # Pool actions that name it answer as a change of it does.
+        for action in ('allocateMachines', 'returnMachines'):
+            self.assertError(409, self.post(
+                '/v1/pools/default/%s' % action, {
+                    'machine_list': ['n0'], 'force': True}),
+                'locked by host other')
+        self.assertError(409, self.post('/v1/pools/web/addMachines', {
+            'machine_list': ['n0']}), 'locked by host other')
+        # With all_machines a locked node is left out.
+        self.assertEqual(['n1', 'n2', 'n3'], [n['name'] for n in self.post(
+            '/v1/pools/web/addMachines', {'all_machines': True}
+        ).get_json()])
         self.assertTrue(nodes_db.unreserve(self.context, node.id, 'other'))
         self.report('n0', extra={'a': 1})
 
@@ -217,3 +227,24 @@ class TestNodeLock(FleetRulesTestCase):
              'value': '8f6a7e2c-9d1b-4c3e-a5f0-1b2c3d4e5f60'}])
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertEqual('InUse', resp.get_json()['pool_status'])
+
+    def test_a_pool_action_waits_for_the_lock(self):
+        # A conductor moving a Destroying node on in its workflow holds
+        # its lock for a moment: a forced return meanwhile waits for it.
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        self.add(['n0'])
+        self.action('web', 'allocateMachines', {'machine_list': ['n0']})
+        self.action('web', 'returnMachines', {
+            'machine_list': ['n0'], 'wait_for_stage': 'wiped'})
+        self.assertEqual(('web', 'Destroying', True), self.status('n0'))
+        node = nodes_db.get_node(self.context, 'n0')
+        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
+        unlock = threading.Timer(0.3, nodes_db.unreserve,
+                                 (self.context, node.id, 'other'))
+        unlock.start()
+        self.addCleanup(unlock.cancel)
+        body = self.action('web', 'returnMachines', {
+            'machine_list': ['n0'], 'force': True}).get_json()
+        self.assertEqual([('n0', 'Free', False)], [
+            (r['name'], r['status'], r['allocated']) for r in body])

@@ -7,6 +7,7 @@ from pool_conductor import allocations
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor import workflows
 from tests.unit.api import base
 
 # What each path may cost on SQLite (where BEGIN is a statement of its
@@ -29,6 +30,9 @@ ALLOCATE_MACHINES = (8, 1)
 # one UPDATE, the events, the answer.
 ADD_MACHINES = (12, 1)
 REMOVE_MACHINES = (12, 1)
+# A conductor's workflow round (every second) while no node waits for a
+# stage: the one read that tells so.
+IDLE_WORKFLOW_ROUND = (2, 1)
 
 
 class Counter:
@@ -155,3 +159,8 @@ class StatementBudgetTestCase(base.APITestCase):
         self.assertWithin(REMOVE_MACHINES, counter)
         self.assertEqual(['default'] * 8, [n['pool'] for n in self.get(
             '/v1/nodes?fields=pool').get_json()['nodes']])
+
+    def test_idle_workflow_round(self):
+        with Counter() as counter:
+            workflows.check_workflows(self.context, 'test-host')
+        self.assertWithin(IDLE_WORKFLOW_ROUND, counter)
