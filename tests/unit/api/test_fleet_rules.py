@@ -202,26 +202,26 @@ class TestNodeLock(FleetRulesTestCase):
         self.assertTrue(nodes_db.unreserve(self.context, node.id, 'other'))
         self.report('n0', extra={'a': 1})
 
-    def test_a_change_waits_for_the_lock_then_is_made(self):
-        self.config(node_locked_retry_attempts=50,
-                    node_locked_retry_interval=0.05, group='conductor')
-        node = nodes_db.get_node(self.context, 'n0')
+    def lock_for_a_moment(self, name: str) -> None:
+        """Lock a node as conductor "other" would, for 0.3 s."""
+        node = nodes_db.get_node(self.context, name)
         self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
         unlock = threading.Timer(0.3, nodes_db.unreserve,
                                  (self.context, node.id, 'other'))
         unlock.start()
         self.addCleanup(unlock.cancel)
+
+    def test_a_change_waits_for_the_lock_then_is_made(self):
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        self.lock_for_a_moment('n0')
         resp = self.patch_json('/v1/nodes/n0', [
             {'op': 'replace', 'path': '/extra', 'value': {'a': 1}}])
         self.assertEqual(200, resp.status_code, resp.get_data())
         self.assertEqual(({'a': 1}, None), (resp.get_json()['extra'],
                                             resp.get_json()['reservation']))
         # Giving the node out waits the same way.
-        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
-        unlock = threading.Timer(0.3, nodes_db.unreserve,
-                                 (self.context, node.id, 'other'))
-        unlock.start()
-        self.addCleanup(unlock.cancel)
+        self.lock_for_a_moment('n0')
         resp = self.patch_json('/v1/nodes/n0', [
             {'op': 'add', 'path': '/instance_uuid',
              'value': '8f6a7e2c-9d1b-4c3e-a5f0-1b2c3d4e5f60'}])
@@ -238,12 +238,7 @@ class TestNodeLock(FleetRulesTestCase):
         self.action('web', 'returnMachines', {
             'machine_list': ['n0'], 'wait_for_stage': 'wiped'})
         self.assertEqual(('web', 'Destroying', True), self.status('n0'))
-        node = nodes_db.get_node(self.context, 'n0')
-        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
-        unlock = threading.Timer(0.3, nodes_db.unreserve,
-                                 (self.context, node.id, 'other'))
-        unlock.start()
-        self.addCleanup(unlock.cancel)
+        self.lock_for_a_moment('n0')
         body = self.action('web', 'returnMachines', {
             'machine_list': ['n0'], 'force': True}).get_json()
         self.assertEqual([('n0', 'Free', False)], [
