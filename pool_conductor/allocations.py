@@ -591,9 +591,11 @@ def destroy(context, ident: str) -> None:
     the binding writer, in one transaction.
 
     :raises: AllocationNotFound, NodeInWrongState when the node is active
-        and not in maintenance, NodeLocked
+        and not in maintenance, NodeLocked when a conductor still holds
+        the node locked after the retries (retry.on_node_locked())
     """
-    node_id = retry.on_deadlock(_destroy, context, ident)
+    node_id = retry.on_deadlock(retry.on_node_locked, _destroy, context,
+                                ident)
     if node_id is not None:
         # A node never deployed is idle at once: pool's claim at its
         # external manager ends now (else after its cleaning).

@@ -696,7 +696,8 @@ def destroy(context, claim, rpcapi) -> None:
     a conductor that undeploys them.
 
     :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
-    :raises: ClaimNotFound, NodeLocked
+    :raises: ClaimNotFound, NodeLocked when a conductor still holds a
+        machine locked after the retries (retry.on_node_locked())
     """
     def work():
         with db_api.writer_connection(context) as conn:
@@ -708,7 +709,7 @@ def destroy(context, claim, rpcapi) -> None:
             events.record(conn, [_event(current, 'pool.claim.deleted',
                                         current.state, None)])
         return torn_down
-    torn_down = retry.on_deadlock(work)
+    torn_down = retry.on_deadlock(retry.on_node_locked, work)
     if torn_down:
         # With no live conductor, the first one's provisioning check
         # moves them on.

@@ -1,8 +1,10 @@
 """API tests: the Flask app in-process on a SQLite database."""
 import json
+import threading
 
 from pool_api import app as pool_app
 from pool_api import microversion
+from pool_conductor.db import nodes as nodes_db
 from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from tests import base
@@ -49,6 +51,17 @@ class APITestCase(base.TestCase):
         state in progress (deploying to active, deleting to available)."""
         casts, self.provision_casts = self.provision_casts, []
         provisioning.continue_nodes(self.context, [n for n, _h in casts])
+
+    def lock_for_a_moment(self, ident: str) -> None:
+        """Lock a node as conductor "other" moving it on would, for 0.3
+        s; a change of it meanwhile waits for the lock when
+        [conductor] node_locked_retry_* allow."""
+        node = nodes_db.get_node(self.context, ident)
+        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
+        unlock = threading.Timer(0.3, nodes_db.unreserve,
+                                 (self.context, node.id, 'other'))
+        unlock.start()
+        self.addCleanup(unlock.cancel)
 
     def request(self, method, path, body=None, version=None, headers=None,
                 raw=None):

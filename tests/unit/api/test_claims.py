@@ -641,6 +641,15 @@ class ClaimChangeTestCase(ClaimTestBase):
             self.assertEqual(('Free', None), (node['pool_status'],
                                               node['instance_uuid']))
 
+    def test_delete_waits_for_a_machine_a_conductor_holds(self):
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        self.lock_for_a_moment(self.alloc_nodes[0])
+        self.ok(self.delete(self.path), 204)
+        self.assertEqual([('Free', None)] * 2, [
+            (n['pool_status'], n['instance_uuid'])
+            for n in map(self.node, self.alloc_nodes)])
+
     def test_machines_are_released_only_by_their_claim(self):
         machine = self.alloc_nodes[0]
         for force in (False, True):

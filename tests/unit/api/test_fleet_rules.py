@@ -1,5 +1,4 @@
 """The rules every path that gives, frees or moves a node follows."""
-import threading
 
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import test_pool_actions
@@ -202,15 +201,6 @@ class TestNodeLock(FleetRulesTestCase):
         self.assertTrue(nodes_db.unreserve(self.context, node.id, 'other'))
         self.report('n0', extra={'a': 1})
 
-    def lock_for_a_moment(self, name: str) -> None:
-        """Lock a node as conductor "other" would, for 0.3 s."""
-        node = nodes_db.get_node(self.context, name)
-        self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
-        unlock = threading.Timer(0.3, nodes_db.unreserve,
-                                 (self.context, node.id, 'other'))
-        unlock.start()
-        self.addCleanup(unlock.cancel)
-
     def test_a_change_waits_for_the_lock_then_is_made(self):
         self.config(node_locked_retry_attempts=50,
                     node_locked_retry_interval=0.05, group='conductor')
@@ -243,3 +233,16 @@ class TestNodeLock(FleetRulesTestCase):
             'machine_list': ['n0'], 'force': True}).get_json()
         self.assertEqual([('n0', 'Free', False)], [
             (r['name'], r['status'], r['allocated']) for r in body])
+
+    def test_deleting_an_allocation_waits_for_the_lock(self):
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        self.add(['n0'])
+        uuid = self.action('web', 'allocateMachines', {
+            'machine_list': ['n0'], 'wait_for_stage': 'complete'}
+        ).get_json()[0]['uuid']
+        allocation = self.node(uuid)['allocation_uuid']
+        self.lock_for_a_moment('n0')
+        resp = self.delete('/v1/allocations/%s' % allocation)
+        self.assertEqual(204, resp.status_code, resp.get_data())
+        self.assertEqual(('web', 'Free', False), self.status('n0'))
