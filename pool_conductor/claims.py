@@ -574,7 +574,8 @@ def update(context, claim, values: dict) -> None:
     :param values: lifespan_end (resolved by changed_end()), resources
         (already checked by providers.template_changes()).
     :raises: ClaimNotFound, InvalidState for templates of a claim that is
-        not bound, ConcurrentUpdate, NodeLocked
+        not bound, ConcurrentUpdate, NodeLocked when a conductor still
+        holds a machine locked after the retries
     """
     def work():
         with db_api.writer_connection(context) as conn:
@@ -602,7 +603,7 @@ def update(context, claim, values: dict) -> None:
                     'lifespan_end changed', changes=values))
             claims_db.update(conn, claim.id, values)
             events.record(conn, changed)
-    retry.on_deadlock(work)
+    retry.on_deadlock(retry.on_node_locked, work)
 
 
 def check_changeable(claim) -> None:

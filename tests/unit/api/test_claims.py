@@ -598,6 +598,16 @@ class ClaimChangeTestCase(ClaimTestBase):
         self.assertNotIn('extra_tag', self.node(self.alloc_nodes[1])[
             'params'])
 
+    def test_template_change_waits_for_a_machine_a_conductor_holds(self):
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        self.lock_for_a_moment(self.alloc_nodes[1])
+        self.ok(self.patch_json(self.path, [
+            {'op': 'replace', 'path': '/resources/1/template/params/state',
+             'value': 'stopped'}]))
+        self.assertEqual('stopped', self.node(self.alloc_nodes[1])[
+            'params']['state'])
+
     def test_template_change_outside_filters_refused(self):
         for ops, message in (
                 ([{'op': 'replace',
