@@ -190,11 +190,15 @@ def _fail_all(conn, allocs: list, host: str, actors: dict,
 
     :returns: those recorded.
     """
-    failed = []
+    by_reason: dict[str, list] = {}
     for alloc in allocs:
-        reason = error or _NO_NODES % _describe(alloc)
-        if allocations_db.fail(conn, alloc.id, host, reason):
-            failed.append((alloc, reason))
+        by_reason.setdefault(error or _NO_NODES % _describe(alloc),
+                             []).append(alloc)
+    failed = []
+    for reason, group in by_reason.items():
+        ours = set(allocations_db.fail_all(conn, [a.id for a in group],
+                                           host, reason))
+        failed += [(alloc, reason) for alloc in group if alloc.id in ours]
     if failed:
         events.record(conn, [
             _outcome(alloc, host, states.ALLOCATION_ERROR, actors,

@@ -283,6 +283,32 @@ def fail(conn, alloc_id: int, host: str, error: str) -> bool:
         'now': api.utcnow()}).rowcount == 1
 
 
+def fail_all(conn, ids: list[int], host: str, error: str) -> list[int]:
+    """Record allocations as failed with one error, those still this
+    host's to process: locked first (in id order, after the nodes the
+    transaction locked), so that one UPDATE changes exactly them.
+
+    :returns: the ids recorded.
+    """
+    if len(ids) == 1:
+        return ids if fail(conn, ids[0], host, error) else []
+    q = sa.select(_ALLOCATIONS.c.id).where(
+        _ALLOCATIONS.c.id.in_(ids),
+        _ALLOCATIONS.c.state == states.ALLOCATING,
+        _ALLOCATIONS.c.conductor_affinity == host
+    ).order_by(_ALLOCATIONS.c.id)
+    if conn.dialect.name != 'sqlite':
+        # SQLite's writer holds the database's write lock already.
+        q = q.with_for_update()
+    ours = list(conn.scalars(q))
+    if ours:
+        conn.execute(sa.update(_ALLOCATIONS).where(
+            _ALLOCATIONS.c.id.in_(ours)).values(
+            state=states.ALLOCATION_ERROR, last_error=error,
+            updated_at=api.utcnow()))
+    return ours
+
+
 def by_id(conn, alloc_id: int) -> sa.Row | None:
     """An allocation's row (the fields of its events)."""
     return conn.execute(sa.select(_ALLOCATIONS).where(
