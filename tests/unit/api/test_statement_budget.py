@@ -19,7 +19,7 @@ GET_ALLOCATION = (2, 1)
 ALLOCATE_BATCH = (7, 1)
 # A batch of eight for four free nodes: four given, four failed in the same
 # transaction (locked, then one UPDATE; their events in one INSERT).
-ALLOCATE_BATCH_SHORT = (14, 1)
+ALLOCATE_BATCH_SHORT = (11, 1)
 # DELETE of an active allocation: the allocation read, then in one
 # transaction the node locked, its pool's release actions, the UPDATE, the
 # events of the node and of the allocation in one INSERT, the DELETE.
