@@ -18,12 +18,14 @@ from pool_api import params
 from pool_api import policy
 from pool_api import request_metrics
 from pool_api import routes
+from pool_api import turns
 from pool_api import validation
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor import exception
 from pool_conductor import filters
 from pool_conductor import rpcapi
+from pool_conductor import waiting
 
 LOG = log.getLogger(__name__)
 
@@ -357,5 +359,6 @@ def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
     errors.register(app)
     routes.register(app)
     policy.setup(app)
-    app.wsgi_app = _middleware(app.wsgi_app)
+    waiting.install(turns.given_up)
+    app.wsgi_app = turns.Turns().wrap(_middleware(app.wsgi_app))
     return app

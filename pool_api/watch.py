@@ -25,6 +25,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import events as events_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import waiting
 
 LOG = log.getLogger(__name__)
 
@@ -231,6 +232,6 @@ def watch(context, since: int | None, filters: dict, limit: int,
             if woke and page.cursor <= before:
                 # The process saw a cursor the database does not have (a
                 # database restored from a backup): wait, do not spin.
-                time.sleep(min(remaining, CONF.api.watch_poll_interval))
+                waiting.sleep(min(remaining, CONF.api.watch_poll_interval))
     finally:
         WAITERS.leave()

@@ -21,6 +21,7 @@ from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import events as events_db
 from pool_conductor import secrets
+from pool_conductor import waiting
 
 LOG = log.getLogger(__name__)
 
@@ -206,7 +207,7 @@ def wait_for(cursor: int, timeout: float) -> bool:
 
     :returns: whether it has.
     """
-    with _sequenced:
+    with waiting.during(), _sequenced:
         return _sequenced.wait_for(lambda: _last_seen > cursor, timeout)
 
 

@@ -7,6 +7,7 @@ import tenacity
 
 from pool_conductor.conf import CONF
 from pool_conductor import exception
+from pool_conductor import waiting
 
 T = TypeVar('T')
 
@@ -23,6 +24,7 @@ def on_deadlock(func: Callable[..., T], *args, **kwargs) -> T:
         stop=tenacity.stop_after_attempt(CONF.conductor.deadlock_retries
                                          + 1),
         wait=tenacity.wait_random_exponential(multiplier=0.01, max=0.5),
+        sleep=waiting.sleep,
         reraise=True)
     try:
         return retrying(func, *args, **kwargs)
@@ -43,6 +45,7 @@ def on_node_locked(func: Callable[..., T], *args, **kwargs) -> T:
         stop=tenacity.stop_after_attempt(
             CONF.conductor.node_locked_retry_attempts + 1),
         wait=tenacity.wait_fixed(CONF.conductor.node_locked_retry_interval),
+        sleep=waiting.sleep,
         reraise=True)
     return retrying(func, *args, **kwargs)
 
@@ -54,5 +57,6 @@ def while_result(func: Callable[[], T], busy: T, first: float,
     seconds."""
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_result(lambda result: result == busy),
-        wait=tenacity.wait_random_exponential(multiplier=first, max=most))
+        wait=tenacity.wait_random_exponential(multiplier=first, max=most),
+        sleep=waiting.sleep)
     return retrying(func)

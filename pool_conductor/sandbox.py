@@ -17,6 +17,7 @@ from oslo_log import log
 
 from pool_conductor.conf import CONF
 from pool_conductor import exception
+from pool_conductor import waiting
 
 LOG = log.getLogger(__name__)
 
@@ -218,18 +219,20 @@ def call(func, args: tuple, what: str, budget: Budget | None = None):
 def _ask(job: tuple, budget: Budget) -> dict:
     """The answer to a job; what it cost is taken from budget."""
     pool = _pool()
-    # Waiting for a free sandbox process, or for one to start, does not
-    # count.
-    process = pool.take()
-    start = time.monotonic()
-    try:
-        reply = process.ask(job, budget.wall_left)
-    except (_Timeout, _Ended):
-        pool.discard(process)
-        raise RuntimeError('A sandbox process stopped answering.') from None
-    except BaseException:
-        pool.discard(process)
-        raise
+    with waiting.during():
+        # Waiting for a free sandbox process, or for one to start, does
+        # not count.
+        process = pool.take()
+        start = time.monotonic()
+        try:
+            reply = process.ask(job, budget.wall_left)
+        except (_Timeout, _Ended):
+            pool.discard(process)
+            raise RuntimeError(
+                'A sandbox process stopped answering.') from None
+        except BaseException:
+            pool.discard(process)
+            raise
     pool.give_back(process)
     budget.wall_left -= time.monotonic() - start
     # A worker stopped at a limit has used all that was left.

@@ -159,7 +159,9 @@ def bench_clusters(args, rows: list[dict]) -> None:
                 with cluster.Cluster(db.url, conductors=conductors,
                                      apis=args.apis,
                                      conductor_options=dict(
-                                         args.conductor_option)) as clu:
+                                         args.conductor_option),
+                                     api_options=dict(
+                                         args.api_option)) as clu:
                     clu.wait_for_conductors(conductors)
                     add_fleet(args, db.url)
                     for nodes in args.nodes:
@@ -673,6 +675,11 @@ def main() -> None:
                         type=lambda t: tuple(t.split('=', 1)),
                         metavar='NAME=VALUE',
                         help='a [conductor] option of every conductor of '
+                             'the clusters (repeat for more)')
+    parser.add_argument('--api-option', action='append', default=[],
+                        type=lambda t: tuple(t.split('=', 1)),
+                        metavar='NAME=VALUE',
+                        help='an [api] option of every pool-api process of '
                              'the clusters (repeat for more)')
     parser.add_argument('--bench', default=DEFAULT_BENCH,
                         help='path of the load generator (tools/alloc_load.py '

@@ -18,6 +18,18 @@ opts = [
                default=16,
                min=1,
                help='Number of request threads per API worker process.'),
+    cfg.IntOpt('max_active_requests',
+               default=4,
+               min=0,
+               help='The most requests an API process runs at once; the '
+                    'others wait in their request threads ([api] threads) '
+                    'for a turn. A request that waits without using the '
+                    'CPU (for events, for a node a conductor holds locked, '
+                    'for a sandbox) gives its turn to another meanwhile. '
+                    'Past a few requests at once, each takes longer on '
+                    'the same cores, and so do the casts of new '
+                    'allocations to conductors. 0 runs every request at '
+                    'once.'),
     cfg.IntOpt('max_limit',
                default=1000,
                min=1,
