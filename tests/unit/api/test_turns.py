@@ -15,7 +15,8 @@ class TestTurns(test_fleet_rules.FleetRulesTestCase):
         self.config(max_active_requests=1, group='api')
         self.done = {}
 
-    def start(self, name: str, method: str, path: str, body=None) -> threading.Thread:
+    def start(self, name: str, method: str, path: str,
+              body=None) -> threading.Thread:
         """A request in a thread of its own; its status and the time it
         ended go to self.done[name]."""
         client = self.app.test_client()
