@@ -188,8 +188,7 @@ def check_release(node, force: bool = False, for_claim: bool = False
     :param node: as lock_nodes() reads it (with claim_uuid).
     :raises: NodeLocked, NodeOfClaim, NodeInWrongState
     """
-    if node.reservation:
-        raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+    lifecycle.check_unlocked(node)
     if node.claim_uuid is not None and not for_claim:
         raise exception.NodeOfClaim(node=node.uuid, claim=node.claim_uuid)
     lifecycle.check_release(node, force)

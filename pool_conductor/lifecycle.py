@@ -10,6 +10,16 @@ import datetime
 from pool_conductor import exception
 from pool_conductor import states
 
+
+
+def check_unlocked(*nodes) -> None:
+    """:raises: NodeLocked for the first node a conductor holds locked"""
+    for node in nodes:
+        if node.reservation:
+            raise exception.NodeLocked(node=node.uuid,
+                                       host=node.reservation)
+
+
 # The node fields the transition actions change.
 ACTION_FIELDS = ('profiles', 'params', 'workflow', 'stage', 'runnable')
 

@@ -101,18 +101,6 @@ def _named_ids(conn, request: Request, *where) -> list[int]:
     return list(ids)
 
 
-def _check_unlocked(nodes) -> None:
-    """Named nodes a conductor holds locked for a moment (moving them on
-    in their workflows) are waited for, as Ironic waits for a node's
-    lock: the action runs again (retry.on_node_locked()).
-
-    :raises: NodeLocked
-    """
-    for n in nodes:
-        if n.reservation:
-            raise exception.NodeLocked(node=n.uuid, host=n.reservation)
-
-
 def _check(nodes, ok, what: str) -> None:
     bad = [n for n in nodes if not ok(n)]
     if bad:
@@ -146,7 +134,10 @@ def _move(context, request: Request, pool_name: str, adding: bool
             conn, request, node.pool == source,
             node.pool_status == states.POOL_FREE,
             node.reservation.is_(None)))
-        _check_unlocked(nodes)
+        # A named node a conductor holds locked for a moment (moving it
+        # on in its workflow) is waited for: the action runs again
+        # (retry.on_node_locked), as Ironic waits for a node's lock.
+        lifecycle.check_unlocked(*nodes)
         _check(nodes, lambda n: (n.pool == source and n.pool_status ==
                                  states.POOL_FREE and not n.pool_allocated
                                  and n.instance_uuid is None
@@ -225,7 +216,7 @@ def _allocatable_named(conn, pool: str, request: Request) -> list:
     ok = [n for n in nodes if n.pool == pool and lifecycle.allocatable(n)
           and n.external_manager is None]
     if not request.partial_success:
-        _check_unlocked(nodes)
+        lifecycle.check_unlocked(*nodes)
         _check(nodes, lambda n: n in ok,
                'Cannot allocate nodes: only Free members of pool %s that '
                'an allocation could take (available, power state known, '
@@ -292,7 +283,7 @@ def _return(context, pool_name: str, request: Request) -> list[dict]:
             conn, request, node.pool == pool.name,
             node.pool_status.in_(allowed), node.reservation.is_(None),
             binding_db.NOT_OF_A_CLAIM))
-        _check_unlocked(nodes)
+        lifecycle.check_unlocked(*nodes)
         _check(nodes, lambda n: (n.pool == pool.name
                                  and n.pool_status in allowed),
                'Cannot return nodes: only %s nodes of pool %s can be '

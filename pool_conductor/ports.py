@@ -7,6 +7,7 @@ from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import lifecycle
 from pool_conductor import payloads
 from pool_conductor import states
 
@@ -33,12 +34,6 @@ def normalize_mac(address) -> str:
 def vif_of(port: models.Port) -> str | None:
     """The VIF attached to a port, if any."""
     return (port.internal_info or {}).get(VIF_KEY)
-
-
-def check_unlocked(node: models.Node) -> None:
-    """:raises: NodeLocked if a conductor holds the node"""
-    if node.reservation:
-        raise exception.NodeLocked(node=node.uuid, host=node.reservation)
 
 
 def event(port: models.Port, action: str, node: models.Node,
@@ -98,7 +93,7 @@ def create(context, node: models.Node, values: dict,
         InvalidParameterValue (a port group of another node), Conflict (a
         PXE-enabled port in a port group without standalone ports)
     """
-    check_unlocked(node)
+    lifecycle.check_unlocked(node)
     values = {**values, 'address': normalize_mac(values['address']),
               'node_id': node.id}
     _check_membership(values.get('uuid'), node, portgroup,
@@ -125,7 +120,7 @@ def update(context, port: models.Port, node: models.Node,
     :raises: NodeInWrongState, NodeLocked, InvalidMAC, MACAlreadyExists,
         ConcurrentUpdate, InvalidParameterValue, Conflict
     """
-    check_unlocked(node)
+    lifecycle.check_unlocked(node)
     values = dict(changed)
     target = new_node or node
     if portgroup is not KEEP and (
@@ -152,7 +147,7 @@ def update(context, port: models.Port, node: models.Node,
                     '%s is active or has instance UUID assigned'
                     % (port.uuid, node.uuid))
     if new_node is not None and new_node.id != port.node_id:
-        check_unlocked(new_node)
+        lifecycle.check_unlocked(new_node)
         if vif_of(port) and not node.maintenance:
             raise exception.NodeInWrongState(
                 err='Cannot move port %s to node %s: it is bound to VIF %s.'
@@ -184,7 +179,7 @@ def destroy(context, port: models.Port, node: models.Node) -> None:
 
     :raises: NodeInWrongState, NodeLocked, ConcurrentUpdate
     """
-    check_unlocked(node)
+    lifecycle.check_unlocked(node)
     if vif_of(port) and not node.maintenance:
         raise exception.NodeInWrongState(
             err='Cannot delete the port %s as it is bound to VIF %s for '

@@ -8,8 +8,8 @@ from pool_conductor.db import models
 from pool_conductor.db import volumes as volumes_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import lifecycle
 from pool_conductor import payloads
-from pool_conductor import ports
 from pool_conductor import states
 
 # The kinds of connectors Ironic's API documents.
@@ -77,7 +77,7 @@ def create(context, kind: Kind, node: models.Node, values: dict):
     :raises: NodeLocked, InvalidParameterValue, and the already exists
         errors of the kind
     """
-    ports.check_unlocked(node)
+    lifecycle.check_unlocked(node)
     _check_values(kind, values)
     with db_api.writer(context) as session:
         row = volumes_db.create(context, kind.model,
@@ -95,11 +95,11 @@ def update(context, row, node: models.Node, values: dict,
         ConcurrentUpdate, and the already exists errors of the kind
     """
     kind = kind_of(row)
-    ports.check_unlocked(node)
+    lifecycle.check_unlocked(node)
     _check_values(kind, values)
     values = dict(values)
     if new_node is not None and new_node.id != row.node_id:
-        ports.check_unlocked(new_node)
+        lifecycle.check_unlocked(new_node)
         _check_powered_off(kind, new_node, 'update')
         values['node_id'] = new_node.id
     if not values:
@@ -118,7 +118,7 @@ def destroy(context, row, node: models.Node) -> None:
 
     :raises: NodeLocked, InvalidStateRequested, ConcurrentUpdate
     """
-    ports.check_unlocked(node)
+    lifecycle.check_unlocked(node)
     _check_powered_off(kind_of(row), node, 'deletion')
     with db_api.writer(context) as session:
         volumes_db.delete(context, row)
