@@ -6,7 +6,9 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import healing
+from pool_conductor import lifecycle
 from pool_conductor import node_events
+from pool_conductor import retry
 
 
 def create(context, values: dict):
@@ -41,6 +43,22 @@ def update(context, node, values: dict, traits=None, message=None,
                           booked_known=False)
     return nodes_db.update_node(context, node, values, traits=traits,
                                 then=record)
+
+
+def unlocked(context, node):
+    """The node as it is now, once no conductor holds it locked: a
+    change of its ports, port groups, VIFs or volumes waits for the lock
+    as Ironic's conductor waits for a node's exclusive lock
+    ([conductor] node_locked_retry_attempts and
+    node_locked_retry_interval).
+
+    :raises: NodeLocked when the node stays locked
+    """
+    def now():
+        fresh = nodes_db.get_node_by_id(context, node.id)
+        lifecycle.check_unlocked(fresh)
+        return fresh
+    return retry.on_node_locked(now)
 
 
 def set_traits(context, node, traits):

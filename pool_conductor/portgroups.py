@@ -6,7 +6,7 @@ from pool_conductor.db import ports as ports_db
 from pool_conductor.db import api as db_api
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import lifecycle
+from pool_conductor import nodes
 from pool_conductor import payloads
 from pool_conductor import ports
 
@@ -30,12 +30,12 @@ def _normalize(values: dict) -> dict:
 
 
 def create(context, node: models.Node, values: dict) -> models.Portgroup:
-    """Create a port group of a node.
+    """Create a port group of a node, even one a conductor holds locked
+    (as Ironic's API creates it).
 
-    :raises: NodeLocked, PortgroupAlreadyExists, PortgroupDuplicateName,
+    :raises: PortgroupAlreadyExists, PortgroupDuplicateName,
         PortgroupMACAlreadyExists, InvalidMAC
     """
-    lifecycle.check_unlocked(node)
     values = {**_normalize(values), 'node_id': node.id}
     with db_api.writer(context) as session:
         portgroup = portgroups_db.create_portgroup(context, values)
@@ -71,10 +71,10 @@ def update(context, portgroup: models.Portgroup, node: models.Node,
         InvalidMAC, PortgroupMACAlreadyExists, PortgroupDuplicateName,
         ConcurrentUpdate
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     values = _normalize(changed)
     if new_node is not None and new_node.id != portgroup.node_id:
-        lifecycle.check_unlocked(new_node)
+        new_node = nodes.unlocked(context, new_node)
         ports.check_rewire(new_node, 'Portgroup %s can not be associated '
                            'to node %s' % (portgroup.uuid, new_node.uuid))
         if ports_db.ports_of_portgroup(context, portgroup.id):
@@ -97,7 +97,7 @@ def destroy(context, portgroup: models.Portgroup, node: models.Node) -> None:
 
     :raises: NodeLocked, PortgroupNotEmpty, ConcurrentUpdate
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     with db_api.writer(context) as session:
         portgroups_db.delete_portgroup(context, portgroup)
         events.record(session, [event(portgroup, 'delete', node)])

@@ -7,7 +7,7 @@ from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import lifecycle
+from pool_conductor import nodes
 from pool_conductor import payloads
 from pool_conductor import states
 
@@ -87,13 +87,13 @@ def _check_membership(port_uuid: str | None, node: models.Node,
 
 def create(context, node: models.Node, values: dict,
            portgroup: models.Portgroup | None = None) -> models.Port:
-    """Create a port of a node, in portgroup if given.
+    """Create a port of a node, in portgroup if given; a node a
+    conductor holds locked takes it (Ironic takes a shared lock).
 
-    :raises: NodeLocked, MACAlreadyExists, PortAlreadyExists, InvalidMAC,
+    :raises: MACAlreadyExists, PortAlreadyExists, InvalidMAC,
         InvalidParameterValue (a port group of another node), Conflict (a
         PXE-enabled port in a port group without standalone ports)
     """
-    lifecycle.check_unlocked(node)
     values = {**values, 'address': normalize_mac(values['address']),
               'node_id': node.id}
     _check_membership(values.get('uuid'), node, portgroup,
@@ -120,7 +120,7 @@ def update(context, port: models.Port, node: models.Node,
     :raises: NodeInWrongState, NodeLocked, InvalidMAC, MACAlreadyExists,
         ConcurrentUpdate, InvalidParameterValue, Conflict
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     values = dict(changed)
     target = new_node or node
     if portgroup is not KEEP and (
@@ -147,7 +147,7 @@ def update(context, port: models.Port, node: models.Node,
                     '%s is active or has instance UUID assigned'
                     % (port.uuid, node.uuid))
     if new_node is not None and new_node.id != port.node_id:
-        lifecycle.check_unlocked(new_node)
+        new_node = nodes.unlocked(context, new_node)
         if vif_of(port) and not node.maintenance:
             raise exception.NodeInWrongState(
                 err='Cannot move port %s to node %s: it is bound to VIF %s.'
@@ -179,7 +179,7 @@ def destroy(context, port: models.Port, node: models.Node) -> None:
 
     :raises: NodeInWrongState, NodeLocked, ConcurrentUpdate
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     if vif_of(port) and not node.maintenance:
         raise exception.NodeInWrongState(
             err='Cannot delete the port %s as it is bound to VIF %s for '

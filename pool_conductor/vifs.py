@@ -7,7 +7,7 @@ from pool_conductor.db import ports as ports_db
 from pool_conductor import drivers
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import lifecycle
+from pool_conductor import nodes
 from pool_conductor import portgroups
 from pool_conductor import ports
 
@@ -80,7 +80,7 @@ def attach_vif(context, node: models.Node, vif: str):
         the noop network interface, which records nothing
     :raises: VifAlreadyAttached, NoFreePhysicalPorts, NodeLocked
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     if not _keeps_vifs(node):
         return None
     with ports_db.locked_ports_of_node(context, node.id) as found:
@@ -117,7 +117,7 @@ def detach_vif(context, node: models.Node, vif: str) -> None:
 
     :raises: VifNotAttached, NodeLocked, ConcurrentUpdate
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     if not _keeps_vifs(node):
         return
     with ports_db.locked_ports_of_node(context, node.id) as found:

@@ -8,7 +8,7 @@ from pool_conductor.db import models
 from pool_conductor.db import volumes as volumes_db
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import lifecycle
+from pool_conductor import nodes
 from pool_conductor import payloads
 from pool_conductor import states
 
@@ -72,12 +72,12 @@ def _check_powered_off(kind: Kind, node: models.Node, action: str) -> None:
 
 
 def create(context, kind: Kind, node: models.Node, values: dict):
-    """Record a volume connector or target of a node.
+    """Record a volume connector or target of a node, even one a
+    conductor holds locked (as Ironic's API records it).
 
-    :raises: NodeLocked, InvalidParameterValue, and the already exists
+    :raises: InvalidParameterValue, and the already exists
         errors of the kind
     """
-    lifecycle.check_unlocked(node)
     _check_values(kind, values)
     with db_api.writer(context) as session:
         row = volumes_db.create(context, kind.model,
@@ -95,11 +95,11 @@ def update(context, row, node: models.Node, values: dict,
         ConcurrentUpdate, and the already exists errors of the kind
     """
     kind = kind_of(row)
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     _check_values(kind, values)
     values = dict(values)
     if new_node is not None and new_node.id != row.node_id:
-        lifecycle.check_unlocked(new_node)
+        new_node = nodes.unlocked(context, new_node)
         _check_powered_off(kind, new_node, 'update')
         values['node_id'] = new_node.id
     if not values:
@@ -118,7 +118,7 @@ def destroy(context, row, node: models.Node) -> None:
 
     :raises: NodeLocked, InvalidStateRequested, ConcurrentUpdate
     """
-    lifecycle.check_unlocked(node)
+    node = nodes.unlocked(context, node)
     _check_powered_off(kind_of(row), node, 'deletion')
     with db_api.writer(context) as session:
         volumes_db.delete(context, row)

@@ -125,14 +125,6 @@ class TestPortCreate(PortTestCase):
             ports_db.delete_port(self.context,
                                  ports_db.list_ports(self.context, {})[0])
 
-    def test_locked_node_refuses_a_port(self):
-        from pool_conductor.db import nodes as nodes_db
-        self.assertTrue(nodes_db.reserve(self.context, self.node.id, 'h1'))
-        resp = self.post('/v1/ports', {'node_uuid': self.node.uuid,
-                                       'address': MAC})
-        self.assertError(409, resp, 'locked by host h1')
-
-
 class TestPortRead(PortTestCase):
 
     def test_fields_by_version(self):
@@ -343,6 +335,79 @@ class TestPortDelete(PortTestCase):
         self.assertEqual(202, self.put('/v1/nodes/node-1/maintenance',
                                        {'reason': 'r'}).status_code)
         self.assertEqual(204, self.delete(url).status_code)
+
+
+class TestNodeLock(PortTestCase):
+    """As in Ironic: what is created for a node does not wait for its lock
+    (a shared lock); a change or deletion of a port, port group, VIF or
+    volume waits for a conductor that holds the node's lock, then is
+    made, or is a 409 when the node stays locked."""
+
+    def lock(self):
+        from pool_conductor.db import nodes as nodes_db
+        self.assertTrue(nodes_db.reserve(self.context, self.node.id, 'h1'))
+
+    def test_a_locked_node_takes_ports_port_groups_and_volumes(self):
+        self.lock()
+        self.create_port()
+        for path, body in (
+                ('/v1/portgroups', {'address': OTHER_MAC}),
+                ('/v1/volume/connectors', {'type': 'iqn',
+                                           'connector_id': 'iqn.x'}),
+                ('/v1/volume/targets', {'volume_type': 'iscsi',
+                                        'volume_id': str(uuid.uuid4()),
+                                        'boot_index': 0})):
+            resp = self.post(path, {'node_uuid': self.node.uuid, **body})
+            self.assertEqual(201, resp.status_code, resp.get_data())
+
+    def made(self, path: str, body: dict) -> str:
+        resp = self.post(path, {'node_uuid': self.node.uuid, **body})
+        self.assertEqual(201, resp.status_code, resp.get_data())
+        return '%s/%s' % (path, resp.get_json()['uuid'])
+
+    def changes(self) -> list:
+        """(method, path, body, status) of every change that waits."""
+        port = '/v1/ports/' + self.create_port()['uuid']
+        group = self.made('/v1/portgroups', {'address': OTHER_MAC})
+        connector = self.made('/v1/volume/connectors', {
+            'type': 'iqn', 'connector_id': 'iqn.x'})
+        target = self.made('/v1/volume/targets', {
+            'volume_type': 'iscsi', 'volume_id': str(uuid.uuid4()),
+            'boot_index': 0})
+        extra = [{'op': 'add', 'path': '/extra/a', 'value': 1}]
+        return [('PATCH', port, extra, 200),
+                ('POST', '/v1/nodes/node-1/vifs', {'id': 'vif-1'}, 204),
+                ('DELETE', '/v1/nodes/node-1/vifs/vif-1', None, 204),
+                ('PATCH', group, extra, 200),
+                ('DELETE', group, None, 204),
+                ('PATCH', connector, extra, 200),
+                ('DELETE', connector, None, 204),
+                ('PATCH', target, extra, 200),
+                ('DELETE', target, None, 204),
+                ('DELETE', port, None, 204)]
+
+    def send(self, method, path, body):
+        if method == 'PATCH':
+            return self.patch_json(path, body)
+        return self.request(method, path, body)
+
+    def test_changes_wait_for_the_lock_then_are_made(self):
+        self.config(node_locked_retry_attempts=50,
+                    node_locked_retry_interval=0.05, group='conductor')
+        for method, path, body, status in self.changes():
+            self.lock_for_a_moment('node-1')
+            resp = self.send(method, path, body)
+            self.assertEqual(status, resp.status_code,
+                             (method, path, resp.get_data()))
+
+    def test_a_node_that_stays_locked_is_a_409(self):
+        self.config(node_locked_retry_attempts=1,
+                    node_locked_retry_interval=0.01, group='conductor')
+        changes = self.changes()
+        self.lock()
+        for method, path, body, _status in changes:
+            self.assertError(409, self.send(method, path, body),
+                             'locked by host h1')
 
 
 class TestVifs(PortTestCase):
