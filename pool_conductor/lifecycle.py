@@ -11,7 +11,6 @@ from pool_conductor import exception
 from pool_conductor import states
 
 
-
 def check_unlocked(*nodes) -> None:
     """:raises: NodeLocked for the first node a conductor holds locked"""
     for node in nodes:

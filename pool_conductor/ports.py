@@ -121,6 +121,9 @@ def update(context, port: models.Port, node: models.Node,
         ConcurrentUpdate, InvalidParameterValue, Conflict
     """
     node = nodes.unlocked(context, node)
+    moves = new_node is not None and new_node.id != port.node_id
+    if moves:
+        new_node = nodes.unlocked(context, new_node)
     values = dict(changed)
     target = new_node or node
     if portgroup is not KEEP and (
@@ -146,8 +149,7 @@ def update(context, port: models.Port, node: models.Node,
                 err='Cannot update hardware address for port %s as node '
                     '%s is active or has instance UUID assigned'
                     % (port.uuid, node.uuid))
-    if new_node is not None and new_node.id != port.node_id:
-        new_node = nodes.unlocked(context, new_node)
+    if moves:
         if vif_of(port) and not node.maintenance:
             raise exception.NodeInWrongState(
                 err='Cannot move port %s to node %s: it is bound to VIF %s.'
