@@ -767,7 +767,21 @@ class Event(Base):
         sa.UniqueConstraint('uuid', name='uniq_events0uuid'),
         sa.UniqueConstraint('seq', name='uniq_events0seq'),
         sa.Index('events_object_idx', 'object_type', 'object_uuid', 'seq'),
-        sa.Index('events_published_idx', 'published_at', 'seq'),
+        # The work of the sequencer and of the publisher: events without a
+        # cursor, in id order; sequenced events not yet published, in
+        # cursor order. Partial where the backend has them: they hold only
+        # the rows still to do (and dead versions, until an index scan
+        # marks them), whatever the planner's statistics say.
+        only_on(sa.Index('events_unsequenced_idx', 'id',
+                         postgresql_where=sa.text('seq IS NULL'),
+                         sqlite_where=sa.text('seq IS NULL')),
+                'postgresql', 'sqlite'),
+        only_on(sa.Index('events_unpublished_idx', 'seq',
+                         postgresql_where=sa.text('published_at IS NULL'),
+                         sqlite_where=sa.text('published_at IS NULL')),
+                'postgresql', 'sqlite'),
+        only_on(sa.Index('events_published_idx', 'published_at', 'seq'),
+                'mysql'),
         sa.Index('events_created_idx', 'created_at'),
     )
 
