@@ -360,5 +360,7 @@ def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
     routes.register(app)
     policy.setup(app)
     waiting.install(turns.given_up)
-    app.wsgi_app = turns.Turns().wrap(_middleware(app.wsgi_app))
+    # The authentication (a Keystone token's validation may wait on
+    # Keystone) and the other middlewares take no turn.
+    app.wsgi_app = _middleware(turns.Turns().wrap(app.wsgi_app))
     return app

@@ -23,7 +23,9 @@ opts = [
                min=0,
                help='The most requests an API process runs at once; the '
                     'others wait in their request threads ([api] threads) '
-                    'for a turn. A request that waits without using the '
+                    'for a turn. A request takes its turn once it is '
+                    'authenticated (a Keystone token\'s validation holds '
+                    'none). A request that waits without using the '
                     'CPU (for events, for a node a conductor holds locked, '
                     'for a sandbox) gives its turn to another meanwhile. '
                     'Past a few requests at once, each takes longer on '

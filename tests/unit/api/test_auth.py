@@ -1,11 +1,13 @@
 """Authentication strategies: http_basic and keystone, in front of the API."""
 import base64
 import json
+import threading
 
 import bcrypt
 import fixtures
 from keystoneauth1 import fixture as ks_fixture
 from keystoneauth1 import loading as ks_loading
+from keystonemiddleware.auth_token import _identity as ks_identity
 from oslo_config import fixture as config_fixture
 from requests_mock.contrib import fixture as rm_fixture
 
@@ -17,6 +19,8 @@ from tests.unit.api import base
 KEYSTONE = 'http://keystone.test/identity'
 USER_TOKEN = 'user-token'
 SERVICE_TOKEN = 'service-token'
+# A token Keystone takes its time to answer about (and does not know).
+SLOW_TOKEN = 'slow-token'
 
 
 def basic(user: str, password: str) -> dict:
@@ -197,6 +201,38 @@ class TestKeystone(KeystoneMixin, base.APITestCase):
         self.assertError(403, self.post('/v1/nodes',
                                         {'driver': 'fake-hardware'},
                                         headers=headers))
+
+    def test_a_token_in_validation_holds_no_turn(self):
+        # Keystone's answer about one token does not keep the process's
+        # only turn from another request.
+        self.config(max_active_requests=1, group='api')
+        asked, answers = threading.Event(), threading.Event()
+        self.addCleanup(answers.set)
+        verify = ks_identity.IdentityServer.verify_token
+
+        def slow_keystone(server, token, *args, **kwargs):
+            if token == SLOW_TOKEN:
+                asked.set()
+                answers.wait(10)
+            return verify(server, token, *args, **kwargs)
+
+        self.patch(ks_identity.IdentityServer, 'verify_token', slow_keystone)
+        done = {}
+        waiting = threading.Thread(target=lambda: done.update(
+            slow=self.get('/v1/nodes', headers={
+                'X-Auth-Token': SLOW_TOKEN}).status_code))
+        waiting.start()
+        self.addCleanup(waiting.join, 10)
+        self.assertTrue(asked.wait(5))
+        other = threading.Thread(target=lambda: done.update(
+            other=self.get('/v1/nodes', headers={
+                'X-Auth-Token': USER_TOKEN}).status_code))
+        other.start()
+        other.join(5)
+        self.assertEqual({'other': 200}, done)
+        answers.set()
+        waiting.join(5)
+        self.assertEqual({'other': 200, 'slow': 401}, done)
 
     def test_version_documents_are_public(self):
         resp = self.get('/v1')
