@@ -431,7 +431,8 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     if candidates:
         values['candidate_nodes'] = candidate_uuids(context, candidates,
                                                     pool, project)
-    host = rpcapi.pick_conductor(context)
+    host = rpcapi.pick_conductor(context, 'allocation/%s/%s' % (
+        pool or models.DEFAULT_POOL, values['resource_class']))
     values.update(state=states.ALLOCATING, conductor_affinity=host)
     # The INSERT reads the pool's lifespan policy; the end is settled in
     # its transaction, then the event recorded.

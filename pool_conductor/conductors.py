@@ -32,19 +32,19 @@ def own_group() -> str:
     return (CONF.conductor.conductor_group or '').lower()
 
 
-def serving(alive: list[tuple[str, str]], node_uuid: str,
+def serving(alive: list[tuple[str, str]], key: str,
             group: str) -> str | None:
-    """The conductor that serves a node among the live ones ((hostname,
-    group) pairs): of those of the node's group, the one whose hash with
-    the node's UUID is highest (rendezvous hashing: a conductor coming
-    or going moves only the nodes it gains or had). None when the group
-    has no live conductor."""
+    """The conductor that serves key (a node's UUID, or the pool and
+    resource class of allocations) among the live ones ((hostname, group)
+    pairs): of those of group, the one whose hash with key is highest
+    (rendezvous hashing: a conductor coming or going moves only the keys
+    it gains or had). None when the group has no live conductor."""
     hosts = [host for host, host_group in alive
              if (host_group or '') == (group or '')]
     if not hosts:
         return None
     return max(hosts, key=lambda host: hashlib.sha256(
-        ('%s/%s' % (node_uuid, host)).encode()).digest())
+        ('%s/%s' % (key, host)).encode()).digest())
 
 
 def register(context, host: str, start: bool = False) -> None:

@@ -93,14 +93,24 @@ class ConductorAPI:
             raise exception.NoValidHost(group=group)
         return host
 
-    def pick_conductor(self, context) -> str:
-        """A random live conductor, the same one for a cast interval.
+    def pick_conductor(self, context, key: str | None = None) -> str:
+        """The live conductor for work of key, else a random live one,
+        the same for a cast interval.
+
+        Work of the same key (allocations asking for the same resource
+        class of the same pool) goes to the same conductor, by rendezvous
+        hashing over the live ones: its claims share transactions and no
+        two conductors look for the same free nodes at once, and a
+        conductor coming or going moves only the keys it gains or had.
 
         :raises: NoValidHost when no conductor is alive
         """
         alive = self.alive_conductors(context)
         if not alive:
             raise exception.NoValidHost()
+        if key is not None:
+            return conductors.serving([(host, '') for host in alive], key,
+                                      '')
         now = time.monotonic()
         with self._lock:
             if (self._picked not in alive or now - self._picked_at

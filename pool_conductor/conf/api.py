@@ -49,9 +49,9 @@ opts = [
                  default=0.05,
                  min=0,
                  help='Seconds between two messages of an API process to '
-                      'the same conductor, and how long new allocations '
-                      '(and nodes in a provision state in progress) go to '
-                      'the same conductor. Those that arrive '
+                      'the same conductor, and how long new claims go to '
+                      'the same conductor. Allocations and nodes in a '
+                      'provision state in progress queued for a conductor '
                       'meanwhile travel together in the next message: '
                       'under load this saves both sides the cost of a '
                       'message per allocation, at the price of up to this '

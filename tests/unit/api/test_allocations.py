@@ -566,3 +566,58 @@ class AllocationAPITestCase(base.APITestCase):
     def test_node_with_foreign_instance_uuid_is_400(self):
         self.create_node(name='n1', instance_uuid=str(uuid.uuid4()))
         self.assertError(400, self.get('/v1/nodes/n1/allocation'))
+
+
+class ConductorChoiceTestCase(base.APITestCase):
+    """The live conductor a new allocation is sent to: the same for the
+    same pool and resource class, whichever API process picks it."""
+
+    def setUp(self):
+        super().setUp()
+        self.alive = ['c1', 'c2', 'c3']
+        # No pick is held for a cast interval.
+        self.config(allocation_cast_interval=0, group='api')
+
+    def hosts(self, resource_class: str, count: int = 1, pool=None,
+              client=None) -> set[str]:
+        """The conductors count allocations of the class were sent to."""
+        self.casts.clear()
+        body = {'resource_class': resource_class}
+        if pool:
+            body['pool'] = pool
+        for _ in range(count):
+            resp = (client or self.client).post(
+                '/v1/allocations', json=body,
+                headers={'X-OpenStack-Ironic-API-Version': self.version})
+            self.assertEqual(201, resp.status_code, resp.get_data())
+        return {host for _id, host in self.casts}
+
+    def test_a_class_goes_to_one_conductor(self):
+        self.assertEqual(1, len(self.hosts('gold', count=20)))
+
+    def test_every_api_process_picks_the_same_conductor(self):
+        # Another API process: its own application and conductor client.
+        other = base.pool_app.create_app().test_client()
+        for i in range(6):
+            self.assertEqual(self.hosts('class-%d' % i),
+                             self.hosts('class-%d' % i, client=other))
+
+    def test_classes_and_pools_spread_over_the_conductors(self):
+        self.assertEqual(set(self.alive), set().union(*(
+            self.hosts('class-%d' % i) for i in range(24))))
+        for i in range(24):
+            self.assertEqual(201, self.post('/v1/pools', {
+                'name': 'pool-%d' % i}).status_code)
+        self.assertEqual(set(self.alive), set().union(*(
+            self.hosts('gold', pool='pool-%d' % i) for i in range(24))))
+
+    def test_a_dead_conductor_moves_only_its_classes(self):
+        classes = ['class-%d' % i for i in range(24)]
+        before = {c: self.hosts(c).pop() for c in classes}
+        gone = before['class-0']
+        self.alive.remove(gone)
+        after = {c: self.hosts(c).pop() for c in classes}
+        self.assertEqual(
+            {c: h for c, h in before.items() if h != gone},
+            {c: h for c, h in after.items() if before[c] != gone})
+        self.assertNotIn(gone, after.values())
