@@ -181,16 +181,20 @@ _sequenced = threading.Condition()
 _last_seen = 0
 
 
-def sequence(wait: bool = True) -> int | None:
+def sequence(wait: bool = True, published: bool = False) -> int | None:
     """Give committed events their cursors (a batch of at most
     [events] sequence_batch), and wake this process's watchers when there
     were any.
+
+    :param published: mark them published too (no notification will be
+        sent of them: notifications.sending()).
 
     :returns: the last cursor given, or None when another sequencer was
         at work and wait is False.
     """
     global _last_seen
-    done = events_db.sequence(CONF.events.sequence_batch, wait=wait)
+    done = events_db.sequence(CONF.events.sequence_batch, wait=wait,
+                              published=published)
     if done is None:
         return None
     count, last = done

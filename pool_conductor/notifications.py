@@ -47,6 +47,12 @@ def should_send(level: str, threshold: str | None) -> bool:
         SEVERITY.get(level, 0) >= SEVERITY[threshold])
 
 
+def sending() -> bool:
+    """Whether notifications are sent at all ([DEFAULT]
+    notification_level is set)."""
+    return CONF.notification_level is not None
+
+
 def publisher_id(row, host: str) -> str:
     """``<service>.<host>``, as Ironic's: pool-conductor and the
     conductor that made the change, else pool-api (the change of an API
@@ -122,9 +128,11 @@ class Publisher:
         """
         total = 0
         batch = CONF.events.publish_batch
+        # Nothing to send: the events are marked without being read.
+        send = self.send if sending() else None
         try:
             while True:
-                done = events_db.publish(batch, self.send)
+                done = events_db.publish(batch, send)
                 if done is None:
                     break   # Another conductor publishes.
                 count, error = done

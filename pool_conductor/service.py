@@ -175,7 +175,10 @@ class ConductorService:
         raises."""
         try:
             # Another conductor sequencing now gives these events theirs.
-            events.sequence(wait=False)
+            # Without notifications they are published as they are
+            # sequenced: one update of each event instead of two.
+            events.sequence(wait=False,
+                            published=not notifications.sending())
         except Exception as exc:
             LOG.warning('Sequencing events on %s failed: %s', self.host,
                         exc)

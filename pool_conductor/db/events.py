@@ -87,7 +87,8 @@ def _try_lock(conn, name: str) -> int | None:
     return value
 
 
-def sequence(limit: int, wait: bool = True) -> tuple[int, int] | None:
+def sequence(limit: int, wait: bool = True, published: bool = False
+             ) -> tuple[int, int] | None:
     """Give cursors to committed events that have none, in id order,
     after every cursor given before, in a transaction of its own.
 
@@ -98,6 +99,8 @@ def sequence(limit: int, wait: bool = True) -> tuple[int, int] | None:
     gaps (an event that commits later gets a later cursor).
 
     :param wait: wait for another sequencer; else return None at once.
+    :param published: mark the events published in the same update (no
+        notification will be sent of them).
     :returns: (how many events were given cursors, the last cursor), or
         None when another sequencer held the lock.
     """
@@ -114,9 +117,11 @@ def sequence(limit: int, wait: bool = True) -> tuple[int, int] | None:
         # seq = last + 1 + (id - first id): increasing with id, above
         # every cursor given before, one statement for the batch.
         base = last + 1 - ids[0]
+        values = {'seq': _EVENTS.c.id + base}
+        if published:
+            values['published_at'] = api.utcnow()
         conn.execute(sa.update(_EVENTS)
-                     .where(_EVENTS.c.id.in_(ids))
-                     .values(seq=_EVENTS.c.id + base))
+                     .where(_EVENTS.c.id.in_(ids)).values(values))
         last = last + 1 + ids[-1] - ids[0]
         _set_cursor(conn, SEQUENCE, last)
         if conn.dialect.name == 'postgresql':
@@ -170,7 +175,8 @@ def publish(limit: int, send) -> tuple[int, Exception | None] | None:
     once; consumers dedupe on the message id, the event's uuid).
 
     :param send: called with each row; what it raises stops the batch,
-        the events sent before stay marked.
+        the events sent before stay marked. None: nothing is sent, and
+        the events are marked without reading them.
     :returns: (how many were marked, what send raised or None), or None
         when another publisher holds the lock.
     """
@@ -187,13 +193,14 @@ def _publish(limit: int, send):
         _index_scans(conn)
         e = _EVENTS.c
         rows = conn.execute(
-            sa.select(_EVENTS)
+            sa.select(*((e.id,) if send is None else _EVENTS.c))
             .where(e.published_at.is_(None), e.seq.is_not(None))
             .order_by(e.seq).limit(limit)).all()
         sent, error = [], None
         for row in rows:
             try:
-                send(row)
+                if send is not None:
+                    send(row)
             except Exception as exc:
                 error = exc
                 break

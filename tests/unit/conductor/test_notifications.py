@@ -15,6 +15,7 @@ from pool_conductor.db import models
 from pool_conductor import events
 from pool_conductor.manager import ConductorManager
 from pool_conductor import notifications
+from pool_conductor import service
 from tests.unit.api import base
 
 NODE_UUID = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
@@ -246,6 +247,33 @@ class NotificationTestCase(base.APITestCase):
         self.config(notification_level=None)
         self.record('a', 'b')
         self.assertEqual([], self.publish())
+        self.assertEqual(0, self.unpublished())
+
+    def sequenced_by_a_conductor(self) -> list:
+        """(seq, published) of the events after a conductor's sequencing
+        pass."""
+        service.ConductorService('test-host').sequence_events()
+        with db_api.reader(self.context) as session:
+            return [tuple(r) for r in session.execute(sa.select(
+                models.Event.seq, models.Event.published_at.is_not(None)
+            ).order_by(models.Event.id))]
+
+    def test_without_notifications_a_conductor_publishes_as_it_sequences(
+            self):
+        self.config(notification_level=None)
+        self.record('a', 'b')
+        sequenced = self.sequenced_by_a_conductor()
+        self.assertEqual([True, True], [published for _s, published
+                                        in sequenced])
+        self.assertNotIn(None, [seq for seq, _p in sequenced])
+        self.assertEqual([], self.publish())
+
+    def test_with_notifications_a_conductor_leaves_them_to_publish(self):
+        self.record('a', 'b')
+        self.assertEqual([False, False], [published for _s, published
+                                          in self.sequenced_by_a_conductor()])
+        self.assertEqual(['test.a', 'test.b'],
+                         [m['event_type'] for m in self.publish()])
         self.assertEqual(0, self.unpublished())
 
     def test_level_is_a_threshold(self):
