@@ -664,8 +664,12 @@ class AllocationWorker:
     database and is queued again by the conductor's periodic check.
     """
 
-    def __init__(self, host: str, workers: int, batch_size: int = 1):
+    def __init__(self, host: str, workers: int, batch_size: int = 1,
+                 processed=None):
+        """:param processed: called (without arguments) after each batch
+            is processed and committed."""
         self.host = host
+        self._processed = processed
         self._workers = workers
         self._batch_size = max(1, batch_size)
         self._executor = futurist.ThreadPoolExecutor(max_workers=workers)
@@ -751,6 +755,8 @@ class AllocationWorker:
                     self._queued.difference_update(batch)
                     for i in batch:
                         self._actors.pop(i, None)
+            if self._processed is not None:
+                self._processed()
 
     def process_batch(self, allocation_ids: list[int],
                       actors: dict | None = None) -> None:

@@ -188,7 +188,6 @@ def sequence(wait: bool = True, published: bool = False) -> int | None:
 
     :param published: mark them published too (no notification will be
         sent of them: notifications.sending()).
-
     :returns: the last cursor given, or None when another sequencer was
         at work and wait is False.
     """

@@ -26,6 +26,7 @@ from pool_conductor import provisioners
 from pool_conductor import provisioning
 from pool_conductor import rounds
 from pool_conductor import rpc
+from pool_conductor import sequencer
 from pool_conductor import window_policy
 from pool_conductor import windows
 from pool_conductor import workflows
@@ -73,6 +74,7 @@ class ConductorService:
         self.autofiller = AutoFiller(self.host)
         self.reconciler = external.Reconciler(self.host)
         self.publisher = notifications.Publisher(self.host)
+        self.sequencer = sequencer.Sequencer(self.sequence_events)
 
     def start(self) -> None:
         """:raises: ProvisionerNotFound"""
@@ -84,9 +86,10 @@ class ConductorService:
         if released:
             LOG.info('Released %d node locks left by a previous run of %s',
                      released, self.host)
+        # The outcome of a batch of allocations is sequenced at once.
         self.worker = AllocationWorker(
             self.host, CONF.conductor.allocation_workers,
-            CONF.conductor.allocation_batch_size)
+            CONF.conductor.allocation_batch_size, self.sequencer.poke)
         self._rpc_server = rpc.get_server(
             CONF, self.host, [ConductorManager(self.worker)])
         self._rpc_server.start()
@@ -141,9 +144,8 @@ class ConductorService:
     def _event_tasks(self) -> list:
         """Give events their cursors, publish them as notifications and
         delete those past retention."""
-        tasks = [_periodic(self.sequence_events,
-                           CONF.events.sequence_interval),
-                 _periodic(self.publish_events,
+        self.sequencer.start()
+        tasks = [_periodic(self.publish_events,
                            CONF.events.publish_interval)]
         if CONF.events.cleanup_interval > 0:
             tasks.append(_periodic(self.prune_events,
@@ -158,6 +160,7 @@ class ConductorService:
         if self._periodics is not None:
             self._periodics.stop()
             self._periodics.wait()
+        self.sequencer.stop()
         if self.worker is not None:
             self.worker.stop(wait=True)
         if self._metrics_server is not None:
@@ -171,8 +174,9 @@ class ConductorService:
         LOG.info('Conductor %s stopped', self.host)
 
     def sequence_events(self) -> None:
-        """Periodic task: give committed events their cursors; never
-        raises."""
+        """Give committed events their cursors (self.sequencer's pass);
+        never raises."""
+        started, ok = time.monotonic(), True
         try:
             # Another conductor sequencing now gives these events theirs.
             # Without notifications they are published as they are
@@ -180,8 +184,10 @@ class ConductorService:
             events.sequence(wait=False,
                             published=not notifications.sending())
         except Exception as exc:
+            ok = False
             LOG.warning('Sequencing events on %s failed: %s', self.host,
                         exc)
+        metrics.observe_round('sequence_events', started, ok)
 
     def publish_events(self) -> None:
         """Periodic task: publish events as notifications; never

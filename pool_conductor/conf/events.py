@@ -7,7 +7,9 @@ opts = [
                  min=0.01,
                  help='Seconds between two passes of a conductor that give '
                       'new events their cursors (in commit order), after '
-                      'which watchers see them and notifications are sent.'),
+                      'which watchers see them and notifications are sent. '
+                      'A conductor also makes a pass at once after each '
+                      'batch of allocations it serves.'),
     cfg.IntOpt('sequence_batch',
                default=1000,
                min=1,

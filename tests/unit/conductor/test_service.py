@@ -9,6 +9,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import rpc
 from pool_conductor import rpcapi
@@ -162,6 +163,43 @@ class ServiceTestCase(base.TestCase):
         alloc = self.new_allocation()
         self.start()
         self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+
+    def sequenced(self, alloc) -> list:
+        """The cursors of the allocation's events (None: not yet
+        given)."""
+        with db_api.reader(self.context) as session:
+            return session.execute(sa.select(models.Event.seq).where(
+                models.Event.object_uuid == alloc.uuid)).scalars().all()
+
+    def test_outcome_of_an_allocation_is_sequenced_at_once(self):
+        # Watchers see an outcome once its event has a cursor: the
+        # conductor gives it one after its batch, not an interval later.
+        self.config(sequence_interval=60, group='events')
+        self.create_node()
+        svc = self.start()
+        alloc = self.new_allocation()
+        svc.worker.submit(alloc.id)
+        self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
+        self.assertTrue(_wait_for(lambda: None not in self.sequenced(alloc),
+                                  timeout=5), self.sequenced(alloc))
+
+    def test_events_are_sequenced_every_interval(self):
+        self.config(sequence_interval=0.1, group='events')
+        self.start()
+        # Recorded by another process: no batch of this conductor tells.
+        alloc = self.new_allocation('another-host')
+        with db_api.writer_connection(self.context) as conn:
+            events.record(conn, [events.Event(
+                'allocation', alloc.uuid, 'test.event')])
+        self.assertTrue(_wait_for(lambda: self.sequenced(alloc) != []
+                                  and None not in self.sequenced(alloc),
+                                  timeout=5))
+
+    def test_stop_ends_the_sequencer(self):
+        svc = service.ConductorService('test-host')
+        svc.start()
+        svc.stop()
+        self.assertFalse(svc.sequencer._thread.is_alive())
 
     def test_start_releases_own_stale_node_locks(self):
         node = self.create_node(reservation='test-host')
