@@ -1,6 +1,6 @@
 """A watcher of GET /v1/events on a cluster sees every transition of many
 concurrent allocations exactly once, in order, across a conductor killed
-while it holds some of them and the takeover of another."""
+while it holds them and the takeover of another."""
 import concurrent.futures
 import signal
 import threading
@@ -10,8 +10,9 @@ import testtools
 
 from tests.functional import cluster
 
-NODES = 100
 ALLOCATIONS = 100
+# One more for the allocation that shows which conductor serves the class.
+NODES = ALLOCATIONS + 1
 # heartbeat_timeout (5 s) + check_allocations_interval (1 s), with margin
 # for two loaded cores.
 TAKEOVER_WINDOW = 60
@@ -52,17 +53,36 @@ class Watcher(threading.Thread):
 
 class WatchAcrossTakeoverMixin(cluster.ClusterTestMixin):
 
-    # A conductor picked at random for every allocation: both get some.
-    API_OPTIONS = {'allocation_cast_interval': 0}
+    def serving(self) -> str:
+        """The conductor that serves the allocations of the class: the
+        one a first allocation went to, once it is active and its events
+        have their cursors (the watch starts after them)."""
+        first = self.request('POST', '/v1/allocations', {
+            'resource_class': 'watched', 'name': 'first'}, expected=201)
+        deadline = time.monotonic() + TAKEOVER_WINDOW
+
+        def scalar(sql: str):
+            # A transaction each: MariaDB's would read one snapshot.
+            with self.cluster.engine.connect() as conn:
+                return conn.exec_driver_sql(sql % first['uuid']).scalar()
+
+        while not scalar("SELECT COUNT(*) FROM events WHERE object_uuid = "
+                         "'%s' AND seq IS NOT NULL AND state = 'active'"):
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.2)
+        return scalar("SELECT conductor_affinity FROM allocations WHERE "
+                      "uuid = '%s'")
 
     def test_every_transition_once_in_order_across_a_takeover(self):
         self.enroll(NODES, 'watched')
+        victim = self.serving()
+        survivor, = set(self.cluster.hosts) - {victim}
         status, body = self.cluster.request('GET', '/v1/events')
         self.assertEqual(200, status, body)
-        watcher = Watcher(self.cluster, body['cursor'])
+        since = body['cursor']
+        watcher = Watcher(self.cluster, since)
         watcher.start()
         self.addCleanup(watcher.stop.set)
-        victim, survivor = self.cluster.hosts
         # A frozen conductor still looks alive: the API keeps sending it
         # allocations that stay allocating until the other takes them.
         self.cluster.signal(victim, signal.SIGSTOP)
@@ -108,11 +128,13 @@ class WatchAcrossTakeoverMixin(cluster.ClusterTestMixin):
             'GET', '/v1/allocations?fields=uuid,state&limit=1000')
         self.assertEqual(watcher.finals(),
                          {a['uuid']: a['state']
-                          for a in body['allocations']})
+                          for a in body['allocations']
+                          if a['uuid'] in created})
         # Every allocation event recorded was seen, no other.
         with self.cluster.engine.connect() as conn:
             recorded = {r[0] for r in conn.exec_driver_sql(
-                "SELECT uuid FROM events WHERE object_type = 'allocation'")}
+                "SELECT uuid FROM events WHERE object_type = 'allocation' "
+                "AND seq > %d" % since)}
         self.assertEqual(recorded, {e['uuid'] for e in seen})
         # Outcomes the survivor gave after the takeover are among them.
         by = {e['conductor'] for e in seen
