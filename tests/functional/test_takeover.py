@@ -16,18 +16,23 @@ TAKEOVER_WINDOW = 30
 class TakeoverTestCase(cluster.ClusterTestMixin, testtools.TestCase):
 
     BACKEND = 'postgresql'
-    # A conductor picked at random for every allocation, not for a while:
-    # both conductors get some.
-    API_OPTIONS = {'allocation_cast_interval': 0}
 
     def test_sigkill_conductor_with_allocating_rows(self):
         self.enroll(NODES, 'takeover')
-        victim, survivor = self.cluster.hosts
+        # The allocations of a class go to one conductor: the first shows
+        # which.
+        status, first = self.cluster.request(
+            'POST', '/v1/allocations', {'resource_class': 'takeover'})
+        self.assertEqual(201, status, first)
+        created = [first['uuid']]
+        with self.cluster.engine.connect() as conn:
+            victim = conn.exec_driver_sql(
+                'SELECT conductor_affinity FROM allocations').scalar()
+        survivor, = set(self.cluster.hosts) - {victim}
         # A frozen conductor still looks alive, so the API keeps sending it
         # allocations that it cannot process: they stay allocating.
         self.cluster.signal(victim, signal.SIGSTOP)
-        created = []
-        for _ in range(ALLOCATIONS):
+        for _ in range(ALLOCATIONS - 1):
             status, alloc = self.cluster.request(
                 'POST', '/v1/allocations', {'resource_class': 'takeover'})
             self.assertEqual(201, status, alloc)
