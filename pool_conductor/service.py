@@ -94,6 +94,7 @@ class ConductorService:
             CONF, self.host, [ConductorManager(self.worker)])
         self._rpc_server.start()
         self._start_periodics()
+        self.sequencer.start()
         if CONF.conductor.metrics_port:
             self._metrics_server = metrics.serve(
                 CONF.conductor.metrics_host, CONF.conductor.metrics_port)
@@ -142,9 +143,8 @@ class ConductorService:
         self._periodic_thread.start()
 
     def _event_tasks(self) -> list:
-        """Give events their cursors, publish them as notifications and
-        delete those past retention."""
-        self.sequencer.start()
+        """Publish events as notifications and delete those past
+        retention (self.sequencer gives them their cursors)."""
         tasks = [_periodic(self.publish_events,
                            CONF.events.publish_interval)]
         if CONF.events.cleanup_interval > 0:
