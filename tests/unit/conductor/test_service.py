@@ -180,7 +180,8 @@ class ServiceTestCase(base.TestCase):
         alloc = self.new_allocation()
         svc.worker.submit(alloc.id)
         self.assertTrue(_wait_for(lambda: self.state_of(alloc) == 'active'))
-        self.assertTrue(_wait_for(lambda: None not in self.sequenced(alloc),
+        self.assertTrue(_wait_for(lambda: self.sequenced(alloc) != []
+                                  and None not in self.sequenced(alloc),
                                   timeout=5), self.sequenced(alloc))
 
     def test_events_are_sequenced_every_interval(self):
