@@ -148,12 +148,19 @@ def _filtered(q, filters: dict):
     return q
 
 
+def page_statement(filters: dict, limit: int) -> sa.Select:
+    """The read of at most limit sequenced events the filters let
+    through, with a cursor above the parameter ``since``, in cursor
+    order."""
+    q = sa.select(_EVENTS).where(_EVENTS.c.seq > sa.bindparam('since'))
+    return _filtered(q, filters).order_by(_EVENTS.c.seq).limit(limit)
+
+
 def after(context, since: int, filters: dict, limit: int) -> list[sa.Row]:
     """Sequenced events with a cursor above since, in cursor order."""
     with api.reader(context) as session:
-        q = sa.select(_EVENTS).where(_EVENTS.c.seq > since)
-        return session.execute(_filtered(q, filters).order_by(
-            _EVENTS.c.seq).limit(limit)).all()
+        return session.execute(page_statement(filters, limit),
+                               {'since': since}).all()
 
 
 def cursors(context) -> tuple[int, int]:
@@ -290,9 +297,8 @@ def page(context, since: int | None, filters: dict, limit: int
         last, pruned = values.get(SEQUENCE) or 0, values.get(PRUNED) or 0
         if since is None or since >= last or since < pruned:
             return last, pruned, []
-        q = sa.select(_EVENTS).where(_EVENTS.c.seq > since)
-        return last, pruned, session.execute(_filtered(q, filters).order_by(
-            _EVENTS.c.seq).limit(limit)).all()
+        return last, pruned, session.execute(
+            page_statement(filters, limit), {'since': since}).all()
 
 
 def _of_object(q, object_type: str, object_uuid: str | None,

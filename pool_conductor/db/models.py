@@ -783,6 +783,11 @@ class Event(Base):
         only_on(sa.Index('events_published_idx', 'published_at', 'seq'),
                 'mysql'),
         sa.Index('events_created_idx', 'created_at'),
+        # A watcher's read of one object type after its cursor: SQLite,
+        # without statistics, would otherwise read every event of the type
+        # by events_object_idx and sort them.
+        only_on(sa.Index('events_type_seq_idx', 'object_type', 'seq'),
+                'sqlite'),
     )
 
     id: orm.Mapped[int] = orm.mapped_column(

@@ -5,6 +5,7 @@ import sqlalchemy as sa
 
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
+from pool_conductor.db import events as events_db
 from pool_conductor.db import free_nodes
 from pool_conductor.db import nodes as nodes_db
 from tests import base
@@ -151,3 +152,40 @@ class FreeNodeProbePlanTestCase(base.TestCase):
                 'EXPLAIN QUERY PLAN SELECT 1 FROM nodes WHERE '
                 'allocation_id = ?', (1,)))
         self.assertIn('USING COVERING INDEX nodes_allocation_id_idx', plan)
+
+
+class EventFeedPlanTestCase(base.TestCase):
+    """A read of the event feed after a cursor costs what came since the
+    cursor, not every event retained: SQLite has no statistics."""
+
+    def plan(self, filters: dict) -> str:
+        compiled = events_db.page_statement(filters, 1001).compile(
+            self.db.engine)
+        values = compiled.construct_params({'since': 1})
+        with self.db.engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                'EXPLAIN QUERY PLAN ' + compiled.string,
+                tuple(values[name] for name in compiled.positiontup))
+            return ' / '.join(row[3] for row in rows)
+
+    def test_a_watch_of_an_object_type_reads_from_its_cursor(self):
+        for filters in (
+                {'object_type': 'allocation'},
+                {'object_type': 'allocation',
+                 'event_type_prefix': 'pool.allocation.state_set.'},
+                {'object_type': 'node', 'project': 'p1'}):
+            plan = self.plan(filters)
+            self.assertIn('USING INDEX events_type_seq_idx (object_type=? '
+                          'AND seq>?)', plan, filters)
+            self.assertNotIn('TEMP B-TREE', plan, filters)
+
+    def test_a_watch_of_one_object_reads_its_events_from_its_cursor(self):
+        plan = self.plan({'object_type': 'node', 'object_uuid': 'u1'})
+        self.assertIn('USING INDEX events_object_idx (object_type=? AND '
+                      'object_uuid=? AND seq>?)', plan)
+        self.assertNotIn('TEMP B-TREE', plan)
+
+    def test_a_watch_of_every_event_reads_from_its_cursor(self):
+        plan = self.plan({'event_type_prefix': 'pool.node.'})
+        self.assertIn('(seq>?)', plan)
+        self.assertNotIn('TEMP B-TREE', plan)
