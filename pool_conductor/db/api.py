@@ -352,38 +352,43 @@ def paginate(query, model, limit: int | None, marker, sort_key: str,
     """Apply keyset pagination to a select, ordered by (sort_key, id).
 
     NULL keys sort before all others ascending and after them descending,
-    the same on every backend.
+    the same on every backend. A key that cannot be NULL (the id, the
+    UUID, created_at, ...) is ordered by itself, so that an index of it
+    reads a page without sorting the table.
 
     :param marker: the model object the previous page ended with, or None.
     """
     key = getattr(model, sort_key)
     desc = sort_dir == 'desc'
-    notnull = sa.case((key.is_(None), 0), else_=1)
-    cols = (notnull, key, model.id)
+    cols = [key] if sort_key == 'id' else [key, model.id]
+    if key.expression.nullable:
+        cols.insert(0, sa.case((key.is_(None), 0), else_=1))
     query = query.order_by(*[c.desc() if desc else c.asc() for c in cols])
     if marker is not None:
-        mval = getattr(marker, sort_key)
-        if mval is not None:
-            # A bound parameter: SQLAlchemy refuses < and > with a bare
-            # True or False.
-            mval = sa.literal(mval, key.type)
-        if desc:
-            if mval is None:
-                cond = sa.and_(key.is_(None), model.id < marker.id)
-            else:
-                cond = sa.or_(key < mval, key.is_(None),
-                              sa.and_(key == mval, model.id < marker.id))
-        else:
-            if mval is None:
-                cond = sa.or_(key.is_not(None),
-                              sa.and_(key.is_(None), model.id > marker.id))
-            else:
-                cond = sa.or_(key > mval,
-                              sa.and_(key == mval, model.id > marker.id))
-        query = query.where(cond)
+        query = query.where(_after(model, key, sort_key, marker, desc))
     if limit:
         query = query.limit(limit)
     return query
+
+
+def _after(model, key, sort_key: str, marker, desc: bool):
+    """The rows after marker in the order of paginate()."""
+    if sort_key == 'id':
+        return model.id < marker.id if desc else model.id > marker.id
+    mval = getattr(marker, sort_key)
+    if mval is not None:
+        # A bound parameter: SQLAlchemy refuses < and > with a bare
+        # True or False.
+        mval = sa.literal(mval, key.type)
+    if desc:
+        if mval is None:
+            return sa.and_(key.is_(None), model.id < marker.id)
+        return sa.or_(key < mval, key.is_(None),
+                      sa.and_(key == mval, model.id < marker.id))
+    if mval is None:
+        return sa.or_(key.is_not(None),
+                      sa.and_(key.is_(None), model.id > marker.id))
+    return sa.or_(key > mval, sa.and_(key == mval, model.id > marker.id))
 
 
 # The classes of the errors that may say the database cannot serve now;

@@ -1,9 +1,13 @@
 """The candidate probe reads an index range on PostgreSQL and MariaDB,
-never the whole nodes table, with and without table statistics; so does
-the read of an allocation (the request waiting clients repeat)."""
+never the whole nodes table, with and without table statistics; so do
+the read of an allocation (the request waiting clients repeat) and a page
+of the list of nodes."""
+import types
+
 import sqlalchemy as sa
 
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import api as db_api
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from tests.functional import cluster
@@ -34,9 +38,11 @@ class CandidatePlanMixin:
             resource_class=has_class, traits=0, candidates=False,
             owner=False, pool_index=has_pool,
             where=free_nodes.FROM_PIVOT, lock=True, exclude=False))
-        rows = cluster.explain(self.engine, stmt, {
+        return self.plan_text(cluster.explain(self.engine, stmt, {
             'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
-            'pivot': NODES // 2})
+            'pivot': NODES // 2}))
+
+    def plan_text(self, rows: list) -> str:
         if self.engine.dialect.name == 'mysql':
             return '\n'.join('%(type)s %(key)s (%(Extra)s)' % r
                              for r in rows)
@@ -71,6 +77,25 @@ class CandidatePlanMixin:
                 plan = cluster.explain(self.engine, stmt, params)
                 self.assertEqual([], self.nodes_walked(plan),
                                  (statistics, plan))
+
+    def test_a_page_of_nodes_reads_the_nodes_in_id_order(self):
+        # A page of the list costs its rows: with the order of its key
+        # behind a CASE, a page of 50 among 100,000 nodes sorted the
+        # whole table (163 ms on PostgreSQL, 46 ms on MariaDB).
+        marker = types.SimpleNamespace(id=NODES // 2)
+        for statistics in (False, True):
+            if statistics:
+                self.analyze()
+            for after in (None, marker):
+                for direction in ('asc', 'desc'):
+                    stmt = db_api.paginate(sa.select(models.Node),
+                                           models.Node, 50, after, 'id',
+                                           direction)
+                    plan = self.plan_text(
+                        cluster.explain(self.engine, stmt, {}))
+                    for scan in self.SCANS:
+                        self.assertNotIn(scan, plan,
+                                         (statistics, after, direction))
 
     def test_probe_does_not_lock_the_pool(self):
         # The probe reads the pool's allocate actions in a sub-select;

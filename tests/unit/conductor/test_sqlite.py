@@ -7,6 +7,7 @@ from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
 from pool_conductor.db import events as events_db
 from pool_conductor.db import free_nodes
+from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from tests import base
 
@@ -189,3 +190,26 @@ class EventFeedPlanTestCase(base.TestCase):
         plan = self.plan({'event_type_prefix': 'pool.node.'})
         self.assertIn('(seq>?)', plan)
         self.assertNotIn('TEMP B-TREE', plan)
+
+
+class NodePagePlanTestCase(base.TestCase):
+    """A page of the list of nodes reads its rows in id order, whatever
+    the size of the fleet: SQLite never sorts the table for it."""
+
+    def test_a_page_of_nodes_reads_the_nodes_in_id_order(self):
+        for i in range(5):
+            self.create_node(name='node-%d' % i)
+        marker = self.create_node(name='marker')
+        for after in (None, marker):
+            for direction in ('asc', 'desc'):
+                compiled = db_api.paginate(
+                    sa.select(models.Node), models.Node, 50, after, 'id',
+                    direction).compile(self.db.engine)
+                params = compiled.construct_params()
+                with self.db.engine.connect() as conn:
+                    plan = ' / '.join(row[3] for row in conn.exec_driver_sql(
+                        'EXPLAIN QUERY PLAN ' + compiled.string,
+                        tuple(params[n] for n in compiled.positiontup)))
+                self.assertNotIn('TEMP B-TREE', plan, (after, direction))
+                if after is not None:
+                    self.assertIn('INTEGER PRIMARY KEY (rowid', plan)
