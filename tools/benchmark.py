@@ -5,7 +5,8 @@ against clusters of this machine (HAProxy, pool-api processes, pool-conductor
 processes, RabbitMQ, PostgreSQL or MariaDB: tests/functional/cluster.py)
 and against pool-server, in normal mode (N allocations for N nodes) and
 contention mode (2N allocations for N nodes), with --extra-nodes among a
-fleet of more nodes inserted straight into the database. With
+fleet of more nodes inserted straight into the database, with
+--extra-events after a history of past events inserted likewise. With
 --candidate-query it also times the reservation of nodes among many,
 straight on the database; with --probe-plan, SQLite's plan of the search
 for Free nodes at fleet sizes; with --pool-allocate, allocateMachines of
@@ -19,6 +20,8 @@ provision states in progress.
         --candidate-query 100000
     .venv/bin/python tools/benchmark.py --no-clusters --server \\
         --nodes 1000 --extra-nodes 99000
+    .venv/bin/python tools/benchmark.py --no-clusters --server \\
+        --nodes 1000 --extra-events 1000000 --wait-by watch
     .venv/bin/python tools/benchmark.py --no-clusters --pool-allocate \\
         --db postgresql,mysql
     .venv/bin/python tools/benchmark.py --no-clusters --autofill 1000 \\
@@ -119,15 +122,18 @@ def _deployment(args, name: str) -> str:
     name = '%s%s' % (args.label + ' ' if args.label else '', name)
     if args.extra_nodes:
         name += ', +%dk nodes' % (args.extra_nodes // 1000)
+    if args.extra_events:
+        name += ', +%dk events' % (args.extra_events // 1000)
     return name
 
 
 def add_fleet(args, url: str) -> None:
     """Insert --extra-nodes nodes of other resource classes (rc-0 to
-    rc-9) straight into a deployment's database, once, before the
-    benchmark enrolls its own: they are among a fleet of that size, at
-    its end in id order."""
-    if not args.extra_nodes:
+    rc-9) and --extra-events past events straight into a deployment's
+    database, once, before the benchmark enrolls its own nodes: they are
+    among a fleet of that size, at its end in id order, and the events
+    it records come after a history of that length."""
+    if not (args.extra_nodes or args.extra_events):
         return
     import sqlalchemy as sa
 
@@ -141,13 +147,53 @@ def add_fleet(args, url: str) -> None:
                 return
         started = time.monotonic()
         insert_nodes(engine, args.extra_nodes)
+        insert_events(engine, args.extra_events)
         if engine.dialect.name == 'postgresql':
             with engine.begin() as conn:
                 conn.exec_driver_sql('ANALYZE nodes')
-        print('inserted %d nodes in %.0f s' % (
-            args.extra_nodes, time.monotonic() - started), flush=True)
+                conn.exec_driver_sql('ANALYZE events')
+        print('inserted %d nodes and %d events in %.0f s' % (
+            args.extra_nodes, args.extra_events,
+            time.monotonic() - started), flush=True)
     finally:
         engine.dispose()
+
+
+def insert_events(engine, total: int) -> None:
+    """Insert total past events, sequenced and published, after the
+    last cursor given: half of allocations, half of nodes (a quarter of
+    them ``pool.allocation.state_set.active``), of objects that no
+    longer exist."""
+    import datetime
+
+    import sqlalchemy as sa
+
+    from pool_conductor.db import models
+
+    if not total:
+        return
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    with engine.begin() as conn:
+        # The update first: it takes the lock the sequencer takes.
+        conn.execute(sa.text("UPDATE event_cursors SET value = value + :n "
+                             "WHERE name = 'sequence'"), {'n': total})
+        first = conn.scalar(sa.text("SELECT value FROM event_cursors "
+                                    "WHERE name = 'sequence'")) - total
+        for start in range(0, total, 5000):
+            rows = []
+            for i in range(start, min(total, start + 5000)):
+                kind = 'allocation' if i % 2 else 'node'
+                rows.append({
+                    'seq': first + i + 1,
+                    'uuid': '%08x-0000-4000-a000-%012x' % (i, i),
+                    'created_at': now, 'object_type': kind,
+                    'object_uuid': '%08x-0000-4000-b000-%012x' % (
+                        i // 4, i // 4),
+                    'event_type': 'pool.%s.state_set.%s' % (
+                        kind, 'active' if i % 4 == 1 else 'end'),
+                    'level': 'info', 'state': 'active',
+                    'payload': {'state': 'active'}, 'published_at': now})
+            conn.execute(sa.insert(models.Event), rows)
 
 
 def bench_clusters(args, rows: list[dict]) -> None:
@@ -644,6 +690,12 @@ def main() -> None:
                              'straight into the database of each '
                              'deployment first: the benchmark\'s nodes are '
                              'among a large fleet')
+    parser.add_argument('--extra-events', type=int, default=0,
+                        metavar='EVENTS',
+                        help='insert EVENTS past events (sequenced and '
+                             'published) straight into the database of '
+                             'each deployment first: the benchmark runs '
+                             'after a long history')
     parser.add_argument('--label', default='',
                         help='a word before the name of each deployment '
                              '(which tree it runs, say)')

@@ -1,24 +1,26 @@
-"""The time of one read of the event feed as a watcher makes it, against
-the number of events retained.
+"""The time of reads that return a page, against the size of the table
+they read: each should cost its page, not the table.
 
-A watcher of GET /v1/events asks for the events after its cursor, most
-often of one object type (``object_type=allocation``, say): the read
-should cost what came since the cursor, not what the table holds. For
-each backend and each size, this program inserts that many sequenced
-events straight into a new database (half of allocations, half of
-nodes), then times the read of the events after a cursor 50 events
-from the end, filtered by object type and event type prefix, as the
-watch makes it, and prints the median of 50 reads and the plan::
+- the event feed as a watcher reads it: the events of one object type
+  after a cursor 50 events from the end (``GET /v1/events?since=...&
+  object_type=allocation&event_type_prefix=...``), by events retained;
+- the first page of 50 nodes (``GET /v1/nodes?limit=50``) and the page
+  after a marker in the middle of the fleet, by fleet size.
 
-    .venv/bin/python tools/event_read_cost.py --db sqlite,postgresql,mysql \\
-        --events 10000,100000
+For each backend and size, this program inserts that many sequenced
+events (half of allocations, half of nodes, as ``tools/benchmark.py
+--extra-events`` inserts them) and that many nodes straight into a new
+database, then prints the median time of 50 calls of each read and the
+plan of its main statement::
+
+    .venv/bin/python tools/page_cost.py --db sqlite,postgresql,mysql \\
+        --sizes 10000,100000
 
 Needs the services and database users that tools/run-tests.sh sets up
 for PostgreSQL and MariaDB.
 """
 import argparse
 import contextlib
-import datetime
 import os
 import statistics
 import sys
@@ -30,9 +32,10 @@ import sqlalchemy as sa
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-FILTERS = {'object_type': 'allocation',
-           'event_type_prefix': 'pool.allocation.state_set.'}
+FEED = {'object_type': 'allocation',
+        'event_type_prefix': 'pool.allocation.state_set.'}
 BEHIND = 50
+PAGE = 50
 
 
 @contextlib.contextmanager
@@ -47,72 +50,81 @@ def database(backend: str):
         yield db.url
 
 
-def insert_events(engine, total: int) -> None:
-    from pool_conductor.db import models
-
-    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-    with engine.begin() as conn:
-        for start in range(0, total, 5000):
-            rows = []
-            for i in range(start, min(total, start + 5000)):
-                kind = 'allocation' if i % 2 else 'node'
-                rows.append({
-                    'seq': i + 1, 'uuid': '%08x-0000-4000-8000-%012x' % (
-                        i, i),
-                    'created_at': now, 'object_type': kind,
-                    'object_uuid': '%08x-0000-4000-9000-%012x' % (
-                        i // 4, i // 4),
-                    'event_type': 'pool.%s.state_set.%s' % (
-                        kind, 'active' if i % 4 == 1 else 'end'),
-                    'level': 'info', 'state': 'active',
-                    'payload': {'uuid': str(i), 'state': 'active'},
-                    'published_at': now})
-            conn.execute(sa.insert(models.Event), rows)
-        conn.execute(sa.text("UPDATE event_cursors SET value = :v "
-                             "WHERE name = 'sequence'"), {'v': total})
+def _plan(engine, statement: str, params) -> str:
+    explain = ('EXPLAIN QUERY PLAN ' if engine.dialect.name == 'sqlite'
+               else 'EXPLAIN ')
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql(explain + statement, params).all()
+    if engine.dialect.name == 'sqlite':
+        lines = [r[3] for r in rows]
+    elif engine.dialect.name == 'postgresql':
+        lines = [r[0].strip() for r in rows if 'Filter' not in r[0]]
+    else:
+        lines = ['%s %s %s %s' % (r.table, r.type, r.key, r.Extra or '')
+                 for r in rows]
+    return ' / '.join(lines)
 
 
-def measure(url: str, total: int, revision: str
-            ) -> tuple[float, int, str]:
-    """(median ms of a read, events read, the plan)."""
+def timed(engine, read) -> tuple[float, str]:
+    """(the median ms of 50 calls of read, the plan of its longest
+    statement)."""
+    statements = []
+
+    def record(conn, cursor, statement, params, context, executemany):
+        statements.append((statement, params))
+    sa.event.listen(engine, 'before_cursor_execute', record)
+    try:
+        read()
+    finally:
+        sa.event.remove(engine, 'before_cursor_execute', record)
+    times = []
+    for _ in range(50):
+        started = time.perf_counter()
+        read()
+        times.append(time.perf_counter() - started)
+    statement, params = max(statements, key=lambda s: len(s[0]))
+    return statistics.median(times) * 1000, _plan(engine, statement, params)
+
+
+def measure(url: str, size: int, revision: str) -> list[tuple]:
+    """[(read, median ms, plan)] on a database of size events and
+    nodes."""
     from pool_conductor.conf import CONF
     from pool_conductor import context as pool_context
     from pool_conductor.db import api as db_api
     from pool_conductor.db import events as events_db
     from pool_conductor.db import migration
-    from tests.functional import cluster
+    from pool_conductor.db import nodes as nodes_db
+    from tools import benchmark
 
     engine = sa.create_engine(url)
     try:
         db_api.setup_engine_hooks(engine)
         migration.upgrade(revision, engine=engine)
-        insert_events(engine, total)
+        benchmark.insert_events(engine, size)
+        benchmark.insert_nodes(engine, size)
         if engine.dialect.name != 'sqlite':
             with engine.begin() as conn:
-                conn.exec_driver_sql(
-                    'ANALYZE TABLE events' if engine.dialect.name == 'mysql'
-                    else 'ANALYZE events')
+                for table in ('events', 'nodes'):
+                    conn.exec_driver_sql(
+                        ('ANALYZE TABLE %s' if engine.dialect.name == 'mysql'
+                         else 'ANALYZE %s') % table)
+        with engine.connect() as conn:
+            middle = conn.scalar(sa.text(
+                'SELECT uuid FROM nodes WHERE id = :id'), {'id': size // 2})
         CONF.set_override('connection', url, group='database')
         context = pool_context.get_admin_context()
-        since = total - BEHIND
         restore = db_api.main_context_manager.patch_engine(engine)
         try:
-            times = []
-            for _ in range(50):
-                started = time.perf_counter()
-                _, _, rows = events_db.page(context, since, FILTERS, 1001)
-                times.append(time.perf_counter() - started)
+            return [(name, *timed(engine, read)) for name, read in (
+                ('event feed', lambda: events_db.page(
+                    context, size - BEHIND, FEED, 1001)),
+                ('first page of nodes', lambda: nodes_db.list_nodes(
+                    context, {}, limit=PAGE)),
+                ('middle page of nodes', lambda: nodes_db.list_nodes(
+                    context, {}, limit=PAGE, marker=middle)))]
         finally:
             restore()
-        stmt = events_db.page_statement(FILTERS, 1001)
-        plan = cluster.explain(engine, stmt, {'since': since})
-        key = 'QUERY PLAN' if 'QUERY PLAN' in plan[0] else None
-        lines = ([r[key] for r in plan] if key else
-                 [r.get('detail') or '%s %s %s' % (
-                     r.get('table'), r.get('type'), r.get('key'))
-                  for r in plan])
-        return (statistics.median(times) * 1000, len(rows),
-                ' / '.join(str(line).strip() for line in lines))
     finally:
         CONF.clear_override('connection', group='database')
         engine.dispose()
@@ -121,8 +133,9 @@ def measure(url: str, total: int, revision: str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--db', default='sqlite,postgresql,mysql')
-    parser.add_argument('--events', default='10000,100000',
-                        help='numbers of events retained, comma-separated')
+    parser.add_argument('--sizes', default='10000,100000',
+                        help='numbers of events retained and of nodes, '
+                             'comma-separated')
     parser.add_argument('--revision', default='head',
                         help='the schema revision to upgrade to (an '
                              'earlier one: the indexes it had)')
@@ -130,12 +143,11 @@ def main() -> None:
     from pool_conductor.conf import CONF
     CONF([], project='pool')
     for backend in args.db.split(','):
-        for total in (int(n) for n in args.events.split(',')):
+        for size in (int(n) for n in args.sizes.split(',')):
             with database(backend) as url:
-                ms, count, plan = measure(url, total, args.revision)
-            print('%-10s %8d events retained: %7.2f ms a read of %d '
-                  'events; plan: %s' % (backend, total, ms, count, plan),
-                  flush=True)
+                for name, ms, plan in measure(url, size, args.revision):
+                    print('%-10s %8d  %-20s %8.2f ms  %s' % (
+                        backend, size, name, ms, plan), flush=True)
 
 
 if __name__ == '__main__':
