@@ -65,9 +65,9 @@ def _plan(engine, statement: str, params) -> str:
     return ' / '.join(lines)
 
 
-def timed(engine, read) -> tuple[float, str]:
+def timed(engine, read, needle: str = '') -> tuple[float, str]:
     """(the median ms of 50 calls of read, the plan of its longest
-    statement)."""
+    statement that holds needle)."""
     statements = []
 
     def record(conn, cursor, statement, params, context, executemany):
@@ -82,7 +82,8 @@ def timed(engine, read) -> tuple[float, str]:
         started = time.perf_counter()
         read()
         times.append(time.perf_counter() - started)
-    statement, params = max(statements, key=lambda s: len(s[0]))
+    statement, params = max((s for s in statements if needle in s[0]),
+                            key=lambda s: len(s[0]))
     return statistics.median(times) * 1000, _plan(engine, statement, params)
 
 
@@ -93,6 +94,7 @@ def measure(url: str, size: int, revision: str) -> list[tuple]:
     from pool_conductor import context as pool_context
     from pool_conductor.db import api as db_api
     from pool_conductor.db import events as events_db
+    from pool_conductor.db import metrics as metrics_db
     from pool_conductor.db import migration
     from pool_conductor.db import nodes as nodes_db
     from tools import benchmark
@@ -116,13 +118,16 @@ def measure(url: str, size: int, revision: str) -> list[tuple]:
         context = pool_context.get_admin_context()
         restore = db_api.main_context_manager.patch_engine(engine)
         try:
-            return [(name, *timed(engine, read)) for name, read in (
+            return [(name, *timed(engine, read, needle))
+                    for name, read, needle in (
                 ('event feed', lambda: events_db.page(
-                    context, size - BEHIND, FEED, 1001)),
+                    context, size - BEHIND, FEED, 1001), ''),
                 ('first page of nodes', lambda: nodes_db.list_nodes(
-                    context, {}, limit=PAGE)),
+                    context, {}, limit=PAGE), ''),
                 ('middle page of nodes', lambda: nodes_db.list_nodes(
-                    context, {}, limit=PAGE, marker=middle)))]
+                    context, {}, limit=PAGE, marker=middle), ''),
+                ('fleet overview', lambda: metrics_db.overview(
+                    context, 60, db_api.utcnow(), 10), 'events.level'))]
         finally:
             restore()
     finally:

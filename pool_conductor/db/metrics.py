@@ -90,8 +90,6 @@ def _fleet(session, heartbeat_timeout: int) -> dict:
     }
 
 
-# The levels of events the overview lists: those that want a look.
-ALERT_LEVELS = ('warning', 'error', 'critical')
 # Claims a conductor holds: it binds and expires them.
 _HELD_CLAIMS = (states.CLAIM_PENDING, states.CLAIM_BOUND, states.CLAIM_READY)
 
@@ -135,7 +133,8 @@ def overview(context, heartbeat_timeout: int, until: datetime.datetime,
         and node locks, and {conductor: [pool]} of pools it fills
     ending_allocations, ending_claims: ([Row], total) of lifespans that
         end by until, soonest first, at most limit of each
-    alerts: [Row] of the newest events of ALERT_LEVELS, at most limit
+    alerts: [Row] of the newest events of models.ALERT_LEVELS, at most
+        limit
     """
     with api.reader(context) as session:
         found = _fleet(session, heartbeat_timeout)
@@ -171,6 +170,6 @@ def overview(context, heartbeat_timeout: int, until: datetime.datetime,
                       _EVENTS.c.object_type, _EVENTS.c.object_uuid,
                       _EVENTS.c.object_name, _EVENTS.c.message,
                       _EVENTS.c.conductor)
-            .where(_EVENTS.c.level.in_(ALERT_LEVELS))
+            .where(sa.text(models.ALERTS))
             .order_by(_EVENTS.c.id.desc()).limit(limit)).all()
         return found

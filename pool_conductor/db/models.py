@@ -757,6 +757,14 @@ class Reservation(TimestampMixin, Base):
 PreciseDateTime = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
 
 
+# The levels of events that want an operator's look, and the condition
+# that selects them, as the partial index events_alerts_idx has it (a
+# query must say it in the same words for the index to serve it).
+ALERT_LEVELS = ('warning', 'error', 'critical')
+ALERTS = 'level IN (%s)' % ', '.join("'%s'" % level
+                                     for level in ALERT_LEVELS)
+
+
 class Event(Base):
     """One change of state of an object, recorded in the transaction that
     made it: the history of objects, the feed watchers read and the
@@ -788,6 +796,14 @@ class Event(Base):
         # by events_object_idx and sort them.
         only_on(sa.Index('events_type_seq_idx', 'object_type', 'seq'),
                 'sqlite'),
+        # The newest alerts (the operator's overview), without reading the
+        # events of other levels: partial where the backend has them, so
+        # that the others never enter it.
+        only_on(sa.Index('events_alerts_idx', 'id',
+                         postgresql_where=sa.text(ALERTS),
+                         sqlite_where=sa.text(ALERTS)),
+                'postgresql', 'sqlite'),
+        only_on(sa.Index('events_level_idx', 'level', 'id'), 'mysql'),
     )
 
     id: orm.Mapped[int] = orm.mapped_column(

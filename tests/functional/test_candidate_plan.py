@@ -1,13 +1,16 @@
 """The candidate probe reads an index range on PostgreSQL and MariaDB,
 never the whole nodes table, with and without table statistics; so do
-the read of an allocation (the request waiting clients repeat) and a page
-of the list of nodes."""
+the read of an allocation (the request waiting clients repeat), a page
+of the list of nodes and the overview's newest alerts."""
 import types
 
 import sqlalchemy as sa
 
+from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
+from pool_conductor.db import metrics as metrics_db
+from pool_conductor import events
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from tests.functional import cluster
@@ -41,6 +44,19 @@ class CandidatePlanMixin:
         return self.plan_text(cluster.explain(self.engine, stmt, {
             'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
             'pivot': NODES // 2}))
+
+    def statements(self, call) -> list[tuple]:
+        """[(statement, parameters)] that call() executes."""
+        found = []
+
+        def record(conn, cursor, statement, params, *args):
+            found.append((statement, params))
+        sa.event.listen(self.engine, 'before_cursor_execute', record)
+        try:
+            call()
+        finally:
+            sa.event.remove(self.engine, 'before_cursor_execute', record)
+        return found
 
     def plan_text(self, rows: list) -> str:
         if self.engine.dialect.name == 'mysql':
@@ -97,6 +113,27 @@ class CandidatePlanMixin:
                         self.assertNotIn(scan, plan,
                                          (statistics, after, direction))
 
+    def test_overview_reads_the_alerts_by_their_index(self):
+        # Not every event back from the newest until enough alerts are
+        # found: 46 ms on PostgreSQL among 100,000 events, at each look.
+        context = pool_context.get_admin_context()
+        with db_api.writer_connection(context) as conn:
+            events.record(conn, [events.Event('node', '%036d' % i,
+                                              'test.event')
+                                 for i in range(2000)])
+        for statistics in (False, True):
+            if statistics:
+                with self.engine.begin() as conn:
+                    conn.exec_driver_sql(self.ANALYZE_EVENTS)
+            statement, params = next(
+                s for s in self.statements(lambda: metrics_db.overview(
+                    context, 60, db_api.utcnow(), 10))
+                if 'level IN' in s[0])
+            with self.engine.connect() as conn:
+                plan = self.plan_text(conn.exec_driver_sql(
+                    'EXPLAIN ' + statement, params).mappings().all())
+            self.assertIn(self.ALERTS_INDEX, plan, (statistics, plan))
+
     def test_probe_does_not_lock_the_pool(self):
         # The probe reads the pool's allocate actions in a sub-select;
         # locking the pool row would make every claim of the pool wait
@@ -119,6 +156,9 @@ class CandidatePlanMixin:
 class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
                                       db_fixtures.PostgreSQLTestCase):
     ANALYZE = 'ANALYZE nodes'
+    ANALYZE_EVENTS = 'ANALYZE events'
+    # An index scan, or a bitmap of it, then a sort of the few alerts.
+    ALERTS_INDEX = 'events_alerts_idx'
     NO_WAIT = "SET LOCAL lock_timeout = '1s'"
     # An index scan in id order from the start: no sort, no table scan.
     SCANS = ('Seq Scan', 'Sort')
@@ -136,6 +176,8 @@ class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
 class MySQLCandidatePlanTestCase(CandidatePlanMixin,
                                  db_fixtures.MySQLTestCase):
     ANALYZE = 'ANALYZE TABLE nodes'
+    ANALYZE_EVENTS = 'ANALYZE TABLE events'
+    ALERTS_INDEX = 'events_level_idx'
     NO_WAIT = 'SET SESSION innodb_lock_wait_timeout = 1'
     SCANS = ('ALL', 'filesort')
     SHAPES = ((True, False, 'range nodes_free_candidate_idx'),
