@@ -5,7 +5,10 @@ they read: each should cost its page, not the table.
   after a cursor 50 events from the end (``GET /v1/events?since=...&
   object_type=allocation&event_type_prefix=...``), by events retained;
 - the first page of 50 nodes (``GET /v1/nodes?limit=50``) and the page
-  after a marker in the middle of the fleet, by fleet size.
+  after a marker in the middle of the fleet, by fleet size;
+- the operator's overview (``GET /v1/fleet``), whose newest alerts are
+  read among the events retained (the plan shown is that read's), and
+  whose counts read every node.
 
 For each backend and size, this program inserts that many sequenced
 events (half of allocations, half of nodes, as ``tools/benchmark.py
