@@ -9,10 +9,10 @@ import sqlalchemy as sa
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
-from pool_conductor.db import metrics as metrics_db
-from pool_conductor import events
 from pool_conductor.db import free_nodes
+from pool_conductor.db import metrics as metrics_db
 from pool_conductor.db import models
+from pool_conductor import events
 from tests.functional import cluster
 from tests.functional import db_fixtures
 

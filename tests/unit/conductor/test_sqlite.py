@@ -24,6 +24,21 @@ def _on_other_thread(work, timeout: float):
     return result[0] if result else None
 
 
+def _explain(engine, sql: str, params) -> str:
+    """SQLite's plan of a statement, its steps joined by " / "."""
+    with engine.connect() as conn:
+        return ' / '.join(row[3] for row in conn.exec_driver_sql(
+            'EXPLAIN QUERY PLAN ' + sql, params))
+
+
+def _plan(engine, stmt, params: dict) -> str:
+    """SQLite's plan of a SQLAlchemy statement with its parameters."""
+    compiled = stmt.compile(engine)
+    values = compiled.construct_params(params)
+    return _explain(engine, compiled.string,
+                    tuple(values[name] for name in compiled.positiontup))
+
+
 def _write() -> bool:
     with db_api.writer_connection(pool_context.get_admin_context()) as conn:
         conn.execute(sa.text('SELECT 1'))
@@ -121,16 +136,9 @@ class FreeNodeProbePlanTestCase(base.TestCase):
     depend on the size of the fleet."""
 
     def plan(self, probe: free_nodes.Probe, **params) -> str:
-        stmt = free_nodes.probe_statement(probe)
-        compiled = stmt.compile(self.db.engine)
-        values = compiled.construct_params(
-            {'count': 1, 'pivot': 1, 'resource_class': 'baremetal',
-             'pool': 'default', **params})
-        with self.db.engine.connect() as conn:
-            rows = conn.exec_driver_sql(
-                'EXPLAIN QUERY PLAN ' + compiled.string,
-                tuple(values[name] for name in compiled.positiontup))
-            return ' / '.join(row[3] for row in rows)
+        return _plan(self.db.engine, free_nodes.probe_statement(probe),
+                     {'count': 1, 'pivot': 1, 'resource_class': 'baremetal',
+                      'pool': 'default', **params})
 
     def test_probe_reads_the_free_nodes_of_its_pool_and_class(self):
         for i in range(50):
@@ -149,10 +157,8 @@ class FreeNodeProbePlanTestCase(base.TestCase):
     def test_deleting_an_allocation_reads_only_the_nodes_it_holds(self):
         # The foreign key's check when an allocation row is deleted: by
         # an index, whatever the size of the fleet.
-        with self.db.engine.connect() as conn:
-            plan = ' / '.join(row[3] for row in conn.exec_driver_sql(
-                'EXPLAIN QUERY PLAN SELECT 1 FROM nodes WHERE '
-                'allocation_id = ?', (1,)))
+        plan = _explain(self.db.engine,
+                        'SELECT 1 FROM nodes WHERE allocation_id = ?', (1,))
         self.assertIn('USING COVERING INDEX nodes_allocation_id_idx', plan)
 
 
@@ -161,14 +167,8 @@ class EventFeedPlanTestCase(base.TestCase):
     cursor, not every event retained: SQLite has no statistics."""
 
     def plan(self, filters: dict) -> str:
-        compiled = events_db.page_statement(filters, 1001).compile(
-            self.db.engine)
-        values = compiled.construct_params({'since': 1})
-        with self.db.engine.connect() as conn:
-            rows = conn.exec_driver_sql(
-                'EXPLAIN QUERY PLAN ' + compiled.string,
-                tuple(values[name] for name in compiled.positiontup))
-            return ' / '.join(row[3] for row in rows)
+        return _plan(self.db.engine, events_db.page_statement(filters, 1001),
+                     {'since': 1})
 
     def test_a_watch_of_an_object_type_reads_from_its_cursor(self):
         for filters in (
@@ -203,14 +203,9 @@ class NodePagePlanTestCase(base.TestCase):
         marker = self.create_node(name='marker')
         for after in (None, marker):
             for direction in ('asc', 'desc'):
-                compiled = db_api.paginate(
+                plan = _plan(self.db.engine, db_api.paginate(
                     sa.select(models.Node), models.Node, 50, after, 'id',
-                    direction).compile(self.db.engine)
-                params = compiled.construct_params()
-                with self.db.engine.connect() as conn:
-                    plan = ' / '.join(row[3] for row in conn.exec_driver_sql(
-                        'EXPLAIN QUERY PLAN ' + compiled.string,
-                        tuple(params[n] for n in compiled.positiontup)))
+                    direction), {})
                 self.assertNotIn('TEMP B-TREE', plan, (after, direction))
                 if after is not None:
                     self.assertIn('INTEGER PRIMARY KEY (rowid', plan)
@@ -230,7 +225,5 @@ class AlertsPlanTestCase(base.TestCase):
                         'before_cursor_execute', record)
         metrics_db.overview(self.context, 60, db_api.utcnow(), 10)
         statement, params = next(s for s in statements if 'level IN' in s[0])
-        with self.db.engine.connect() as conn:
-            plan = ' / '.join(row[3] for row in conn.exec_driver_sql(
-                'EXPLAIN QUERY PLAN ' + statement, params))
-        self.assertIn('USING INDEX events_alerts_idx', plan)
+        self.assertIn('USING INDEX events_alerts_idx',
+                      _explain(self.db.engine, statement, params))
