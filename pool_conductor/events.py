@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import datetime
 import threading
+import time
 import uuid as uuid_lib
 
 from oslo_context import context as oslo_context
@@ -243,13 +244,17 @@ def prune() -> int:
     total = 0
     try:
         while True:
+            started = time.monotonic()
             done = events_db.prune(before, conf.max_per_object,
                                    conf.cleanup_batch)
             if done is None:
                 break   # Another conductor prunes.
             total += done[0]
-            if done[0] < conf.cleanup_batch:
+            if done[0] < conf.cleanup_batch and done[2]:
                 break
+            # As long again between two transactions: writers that wait
+            # for SQLite's one writer get their turn.
+            time.sleep(time.monotonic() - started)
     except Exception as exc:
         LOG.warning('Pruning events failed: %s', exc)
     if total:

@@ -18,6 +18,11 @@ SEQUENCE = 'sequence'
 PRUNED = 'pruned'
 # Its row lock serializes the notification publishers of all conductors.
 PUBLISH = 'publish'
+# How far retention has counted the events of each object against [events]
+# max_per_object: the objects of the events above it are counted next.
+COUNTED = 'counted'
+# The most objects counted by one statement.
+_COUNT_CHUNK = 500
 
 
 def insert(conn, rows: list[dict]) -> None:
@@ -218,14 +223,50 @@ def _publish(limit: int, send):
         return len(sent), error
 
 
-def _beyond(conn, keep: int, limit: int) -> list[sa.Row]:
-    """Published events beyond the newest keep of their object: at most
-    limit, of the objects that have more than keep."""
+def _window(conn, limit: int) -> tuple[int, int, int]:
+    """(after, upto, end): the cursors of the events whose objects
+    retention counts next, (after, upto], at most limit of them, on the
+    way to end: the last cursor given, or the one before the first
+    event not yet published (an object whose older events wait for the
+    publisher is counted once they are published)."""
     e = _EVENTS.c
-    crowded = conn.execute(
-        sa.select(e.object_type, e.object_uuid)
-        .group_by(e.object_type, e.object_uuid)
-        .having(sa.func.count() > keep).limit(limit)).all()
+    after = cursor(conn, COUNTED)
+    end = cursor(conn, SEQUENCE)
+    waiting = conn.scalar(sa.select(sa.func.min(e.seq)).where(
+        e.published_at.is_(None), e.seq.is_not(None)))
+    if waiting is not None:
+        end = min(end, waiting - 1)
+    end = max(after, end)
+    return after, min(end, after + limit), end
+
+
+def _crowded(conn, keep: int, after: int, upto: int) -> list[tuple]:
+    """(object type, object UUID) of the objects that have more than keep
+    events and an event with a cursor in (after, upto]."""
+    e = _EVENTS.c
+    touched: dict[str, list[str]] = {}
+    for object_type, object_uuid in conn.execute(
+            sa.select(e.object_type, e.object_uuid).distinct()
+            .where(e.seq > after, e.seq <= upto)):
+        touched.setdefault(object_type, []).append(object_uuid)
+    crowded = []
+    for object_type, uuids in touched.items():
+        for start in range(0, len(uuids), _COUNT_CHUNK):
+            crowded.extend((object_type, object_uuid) for object_uuid in
+                           conn.execute(
+                sa.select(e.object_uuid)
+                .where(e.object_type == object_type,
+                       e.object_uuid.in_(uuids[start:start + _COUNT_CHUNK]))
+                .group_by(e.object_uuid)
+                .having(sa.func.count() > keep)).scalars())
+    return crowded
+
+
+def _beyond(conn, crowded: list[tuple], keep: int, limit: int
+            ) -> list[sa.Row]:
+    """Published events beyond the newest keep of the crowded objects: at
+    most limit."""
+    e = _EVENTS.c
     out = []
     for object_type, object_uuid in crowded:
         if len(out) >= limit:
@@ -240,15 +281,22 @@ def _beyond(conn, keep: int, limit: int) -> list[sa.Row]:
     return out
 
 
-def prune(before, keep: int, limit: int) -> tuple[int, int] | None:
+def prune(before, keep: int, limit: int) -> tuple[int, int, bool] | None:
     """Delete at most limit published events created before before or
     beyond the newest keep of their object, and raise the pruned cursor
     to the highest cursor deleted, in one transaction under the lock of
     the pruned cursor's row.
 
+    The events by age are read by creation time. Objects are counted
+    against keep only where they gained events since the previous count
+    (the counted cursor, at most limit events further each time): a
+    transaction costs the events it deletes or looks at, not every event
+    retained.
+
     :param keep: 0 for no limit by count.
-    :returns: (how many were deleted, the pruned cursor), or None when
-        another conductor holds the lock.
+    :returns: (how many were deleted, the pruned cursor, whether the
+        count has reached the last published event), or None when another
+        conductor holds the lock.
     """
     try:
         return _prune(before, keep, limit)
@@ -266,18 +314,25 @@ def _prune(before, keep: int, limit: int):
             sa.select(e.id, e.seq)
             .where(e.created_at < before, e.published_at.is_not(None),
                    e.seq.is_not(None))
-            .order_by(e.seq).limit(limit)).all()
+            .order_by(e.created_at).limit(limit)).all()
+        counted = True
         if keep and len(rows) < limit:
+            after, upto, end = _window(conn, limit)
+            beyond = _beyond(conn, _crowded(conn, keep, after, upto), keep,
+                             limit - len(rows))
             ids = {r.id for r in rows}
-            rows += [r for r in _beyond(conn, keep, limit - len(rows))
-                     if r.id not in ids]
-        if not rows:
-            return 0, pruned
-        conn.execute(sa.delete(_EVENTS).where(
-            e.id.in_([r.id for r in rows])))
-        pruned = max([pruned] + [r.seq for r in rows])
-        _set_cursor(conn, PRUNED, pruned)
-        return len(rows), pruned
+            rows += [r for r in beyond if r.id not in ids]
+            # Unless the limit cut the window short, every crowded object
+            # of the window is within keep now.
+            counted = len(rows) < limit and upto == end
+            if len(rows) < limit:
+                _set_cursor(conn, COUNTED, upto)
+        if rows:
+            conn.execute(sa.delete(_EVENTS).where(
+                e.id.in_([r.id for r in rows])))
+            pruned = max([pruned] + [r.seq for r in rows])
+            _set_cursor(conn, PRUNED, pruned)
+        return len(rows), pruned, counted
 
 
 def page(context, since: int | None, filters: dict, limit: int

@@ -79,7 +79,7 @@ class EventPublishMixin:
             days=30), 0, 100)
         left = events_db.after(self.context, 0, {}, 100)
         self.assertEqual(seqs[4:], [e.seq for e in left])
-        self.assertEqual((4, seqs[3]), done)
+        self.assertEqual((4, seqs[3], True), done)
         self.assertEqual(seqs[3], events_db.cursors(self.context)[1])
 
 

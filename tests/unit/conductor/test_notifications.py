@@ -392,6 +392,31 @@ class RetentionTestCase(base.APITestCase):
         self.assertEqual(seqs[5], events_db.cursors(self.context)[1])
         self.assertEqual(0, events.prune())
 
+    def test_an_object_is_counted_again_when_it_gains_events(self):
+        # A pass counts the objects of at most cleanup_batch events at a
+        # time: busy's new events come after 15 such windows of others.
+        self.config(max_per_object=3, cleanup_batch=2, group='events')
+        self.record('busy', 3)
+        self.publish_all()
+        self.assertEqual(0, events.prune())
+        for i in range(30):
+            self.record('other-%d' % i, 1)
+        self.record('busy', 2)
+        self.publish_all()
+        seqs = self.left('busy')
+        self.assertEqual(2, events.prune())
+        self.assertEqual(seqs[-3:], self.left('busy'))
+        self.assertEqual(0, events.prune())
+
+    def test_events_waiting_for_the_publisher_are_counted_later(self):
+        self.config(max_per_object=3, group='events')
+        self.record('busy', 5)
+        self.assertEqual(0, events.prune())   # none published yet
+        self.publish_all()
+        seqs = self.left('busy')
+        self.assertEqual(2, events.prune())
+        self.assertEqual(seqs[-3:], self.left('busy'))
+
     def test_nothing_to_delete_keeps_the_pruned_cursor(self):
         self.record('a', 2)
         self.assertEqual(0, events.prune())
