@@ -21,8 +21,6 @@ PUBLISH = 'publish'
 # How far retention has counted the events of each object against [events]
 # max_per_object: the objects of the events above it are counted next.
 COUNTED = 'counted'
-# The most objects counted by one statement.
-_COUNT_CHUNK = 500
 
 
 def insert(conn, rows: list[dict]) -> None:
@@ -242,24 +240,20 @@ def _window(conn, limit: int) -> tuple[int, int, int]:
 
 def _crowded(conn, keep: int, after: int, upto: int) -> list[tuple]:
     """(object type, object UUID) of the objects that have more than keep
-    events and an event with a cursor in (after, upto]."""
+    events and an event with a cursor in (after, upto]: each object's
+    events read in cursor order along its index, at most keep + 1 of
+    them (in id order MariaDB read the whole table backwards for each)."""
     e = _EVENTS.c
-    touched: dict[str, list[str]] = {}
-    for object_type, object_uuid in conn.execute(
-            sa.select(e.object_type, e.object_uuid).distinct()
-            .where(e.seq > after, e.seq <= upto)):
-        touched.setdefault(object_type, []).append(object_uuid)
-    crowded = []
-    for object_type, uuids in touched.items():
-        for start in range(0, len(uuids), _COUNT_CHUNK):
-            crowded.extend((object_type, object_uuid) for object_uuid in
-                           conn.execute(
-                sa.select(e.object_uuid)
-                .where(e.object_type == object_type,
-                       e.object_uuid.in_(uuids[start:start + _COUNT_CHUNK]))
-                .group_by(e.object_uuid)
-                .having(sa.func.count() > keep)).scalars())
-    return crowded
+    other = _EVENTS.alias('other')
+    beyond_keep = (sa.select(other.c.seq)
+                   .where(other.c.object_type == e.object_type,
+                          other.c.object_uuid == e.object_uuid)
+                   .order_by(other.c.seq).limit(1).offset(keep)
+                   .scalar_subquery())
+    # Not DISTINCT: MariaDB would read the whole object index for it.
+    return list(dict.fromkeys(tuple(r) for r in conn.execute(
+        sa.select(e.object_type, e.object_uuid)
+        .where(e.seq > after, e.seq <= upto, beyond_keep.is_not(None)))))
 
 
 def _beyond(conn, crowded: list[tuple], keep: int, limit: int
