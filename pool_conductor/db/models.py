@@ -83,8 +83,10 @@ class Node(TimestampMixin, Base):
         sa.Index('nodes_pool_wait_deadline_idx', 'pool_wait_deadline'),
         sa.Index('nodes_broker_idx', 'broker'),
         # Nodes by provision state: the conductors' search for nodes in a
-        # state in progress (deploying, deleting, cleaning).
-        sa.Index('nodes_provision_state_idx', 'provision_state'),
+        # state in progress (deploying, deleting, cleaning); with the
+        # power state and maintenance, the fleet counts read it alone.
+        sa.Index('nodes_states_idx', 'provision_state', 'power_state',
+                 'maintenance'),
         # The nodes of a chassis: its listing, and the check before its
         # deletion.
         sa.Index('nodes_chassis_id_idx', 'chassis_id'),

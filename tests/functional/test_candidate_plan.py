@@ -1,7 +1,8 @@
 """The candidate probe reads an index range on PostgreSQL and MariaDB,
 never the whole nodes table, with and without table statistics; so do
 the read of an allocation (the request waiting clients repeat), a page
-of the list of nodes and the overview's newest alerts."""
+of the list of nodes, the overview's newest alerts and fleet counts, and
+a conductor's retention pass over the events."""
 import types
 
 import sqlalchemy as sa
@@ -68,6 +69,15 @@ class CandidatePlanMixin:
     def analyze(self):
         with self.engine.begin() as conn:
             conn.exec_driver_sql(self.ANALYZE)
+
+    def vacuum(self):
+        """Statistics, and on PostgreSQL the visibility map that a vacuum
+        keeps."""
+        if self.engine.dialect.name != 'postgresql':
+            return self.analyze()
+        with self.engine.connect().execution_options(
+                isolation_level='AUTOCOMMIT') as conn:
+            conn.exec_driver_sql('VACUUM ANALYZE nodes')
 
     def test_probes_read_an_index_range(self):
         for statistics in (False, True):
@@ -175,6 +185,19 @@ class CandidatePlanMixin:
                 self.assertEqual([], self.walked(plan, 'events'),
                                  (statistics, statement))
 
+    def test_fleet_counts_read_an_index_of_the_node_states(self):
+        # Not every row of the nodes table: 49 to 170 ms among 100,000
+        # nodes, at each look at the overview and each scrape of /metrics.
+        self.vacuum()
+        statement, params = next(
+            s for s in self.statements(lambda: metrics_db.fleet(
+                pool_context.get_admin_context(), 60))
+            if 'GROUP BY nodes.provision_state' in s[0])
+        with self.engine.connect() as conn:
+            plan = self.plan_text(conn.exec_driver_sql(
+                'EXPLAIN ' + statement, params).mappings().all())
+        self.assertIn(self.STATES_READ, plan)
+
     def test_probe_does_not_lock_the_pool(self):
         # The probe reads the pool's allocate actions in a sub-select;
         # locking the pool row would make every claim of the pool wait
@@ -198,6 +221,8 @@ class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
                                       db_fixtures.PostgreSQLTestCase):
     ANALYZE = 'ANALYZE nodes'
     ANALYZE_EVENTS = 'ANALYZE events'
+    # Where the visibility map is current (autovacuum keeps it so).
+    STATES_READ = 'Index Only Scan using nodes_states_idx on nodes'
     # An index scan, or a bitmap of it, then a sort of the few alerts.
     ALERTS_INDEX = 'events_alerts_idx'
     NO_WAIT = "SET LOCAL lock_timeout = '1s'"
@@ -219,6 +244,7 @@ class MySQLCandidatePlanTestCase(CandidatePlanMixin,
                                  db_fixtures.MySQLTestCase):
     ANALYZE = 'ANALYZE TABLE nodes'
     ANALYZE_EVENTS = 'ANALYZE TABLE events'
+    STATES_READ = 'index nodes_states_idx (Using index)'
     ALERTS_INDEX = 'events_level_idx'
     NO_WAIT = 'SET SESSION innodb_lock_wait_timeout = 1'
     SCANS = ('ALL', 'filesort')
