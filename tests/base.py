@@ -5,6 +5,7 @@ import fixtures
 from oslo_config import fixture as config_fixture
 from oslo_db.sqlalchemy import engines
 from oslotest import base
+import sqlalchemy as sa
 
 from pool_api import app as pool_app
 from pool_conductor.conf import CONF
@@ -38,6 +39,20 @@ class Database(fixtures.Fixture):
         models.Base.metadata.create_all(self.engine)
         self.addCleanup(self.engine.dispose)
         self.addCleanup(db_api.main_context_manager.patch_engine(self.engine))
+
+
+def statements(engine, call) -> list[tuple]:
+    """(statement, parameters) of what call() sent to the database."""
+    found = []
+
+    def record(conn, cursor, statement, params, *args):
+        found.append((statement, params))
+    sa.event.listen(engine, 'before_cursor_execute', record)
+    try:
+        call()
+    finally:
+        sa.event.remove(engine, 'before_cursor_execute', record)
+    return found
 
 
 class TestCase(base.BaseTestCase):

@@ -15,6 +15,7 @@ from pool_conductor.db import free_nodes
 from pool_conductor.db import metrics as metrics_db
 from pool_conductor.db import models
 from pool_conductor import events
+from tests import base
 from tests.functional import cluster
 from tests.functional import db_fixtures
 
@@ -46,19 +47,6 @@ class CandidatePlanMixin:
         return self.plan_text(cluster.explain(self.engine, stmt, {
             'resource_class': 'rc-3', 'pool': 'default', 'count': 1,
             'pivot': NODES // 2}))
-
-    def statements(self, call) -> list[tuple]:
-        """[(statement, parameters)] that call() executes."""
-        found = []
-
-        def record(conn, cursor, statement, params, *args):
-            found.append((statement, params))
-        sa.event.listen(self.engine, 'before_cursor_execute', record)
-        try:
-            call()
-        finally:
-            sa.event.remove(self.engine, 'before_cursor_execute', record)
-        return found
 
     def plan_text(self, rows: list) -> str:
         if self.engine.dialect.name == 'mysql':
@@ -137,8 +125,9 @@ class CandidatePlanMixin:
                 with self.engine.begin() as conn:
                     conn.exec_driver_sql(self.ANALYZE_EVENTS)
             statement, params = next(
-                s for s in self.statements(lambda: metrics_db.overview(
-                    context, 60, db_api.utcnow(), 10))
+                s for s in base.statements(
+                    self.engine, lambda: metrics_db.overview(
+                        context, 60, db_api.utcnow(), 10))
                 if 'level IN' in s[0])
             with self.engine.connect() as conn:
                 plan = self.plan_text(conn.exec_driver_sql(
@@ -175,7 +164,7 @@ class CandidatePlanMixin:
                         models.EventCursor.value - 50).where(
                         models.EventCursor.name == events_db.SEQUENCE)
                     .scalar_subquery()))
-            reads = [s for s in self.statements(events.prune)
+            reads = [s for s in base.statements(self.engine, events.prune)
                      if s[0].startswith('SELECT') and 'FROM events' in s[0]]
             self.assertGreaterEqual(len(reads), 2)
             for statement, params in reads:
@@ -190,7 +179,7 @@ class CandidatePlanMixin:
         # nodes, at each look at the overview and each scrape of /metrics.
         self.vacuum()
         statement, params = next(
-            s for s in self.statements(lambda: metrics_db.fleet(
+            s for s in base.statements(self.engine, lambda: metrics_db.fleet(
                 pool_context.get_admin_context(), 60))
             if 'GROUP BY nodes.provision_state' in s[0])
         with self.engine.connect() as conn:

@@ -40,20 +40,6 @@ def _plan(engine, stmt, params: dict) -> str:
                     tuple(values[name] for name in compiled.positiontup))
 
 
-def _statements(engine, call) -> list[tuple]:
-    """(statement, parameters) of what call() sent to the database."""
-    statements = []
-
-    def record(conn, cursor, statement, params, *args):
-        statements.append((statement, params))
-    sa.event.listen(engine, 'before_cursor_execute', record)
-    try:
-        call()
-    finally:
-        sa.event.remove(engine, 'before_cursor_execute', record)
-    return statements
-
-
 def _write() -> bool:
     with db_api.writer_connection(pool_context.get_admin_context()) as conn:
         conn.execute(sa.text('SELECT 1'))
@@ -231,9 +217,10 @@ class AlertsPlanTestCase(base.TestCase):
     def test_overview_reads_the_alerts_by_their_index(self):
         # Not every event back from the newest until enough alerts are
         # found (63 ms among 100,000 events, at each look).
+        def overview():
+            metrics_db.overview(self.context, 60, db_api.utcnow(), 10)
         statement, params = next(
-            s for s in _statements(self.db.engine, lambda: metrics_db.overview(
-                self.context, 60, db_api.utcnow(), 10))
+            s for s in base.statements(self.db.engine, overview)
             if 'level IN' in s[0])
         self.assertIn('USING INDEX events_alerts_idx',
                       _explain(self.db.engine, statement, params))
@@ -250,7 +237,7 @@ class RetentionPlanTestCase(base.TestCase):
                                               'test.e') for i in range(30)])
         events.sequence()
         events_db.publish(1000, None)
-        reads = [s for s in _statements(self.db.engine, events.prune)
+        reads = [s for s in base.statements(self.db.engine, events.prune)
                  if s[0].startswith('SELECT') and 'FROM events' in s[0]]
         self.assertTrue(reads)
         for statement, params in reads:
@@ -285,8 +272,8 @@ class FleetCountPlanTestCase(base.TestCase):
         # Not every row of the nodes table (125 ms among 100,000 nodes,
         # at each look at the overview and each scrape of /metrics).
         statement, params = next(
-            s for s in _statements(self.db.engine, lambda: metrics_db.fleet(
-                self.context, 60))
+            s for s in base.statements(
+                self.db.engine, lambda: metrics_db.fleet(self.context, 60))
             if 'GROUP BY nodes.provision_state' in s[0])
         self.assertEqual('SCAN nodes USING COVERING INDEX nodes_states_idx',
                          _explain(self.db.engine, statement, params))
