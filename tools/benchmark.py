@@ -181,10 +181,10 @@ def insert_events(engine, total: int) -> None:
                                     "WHERE name = 'sequence'")) - total
         for start in range(0, total, 5000):
             rows = []
-            for i in range(start, min(total, start + 5000)):
+            for i in range(first + start, first + min(total, start + 5000)):
                 kind = 'allocation' if i % 2 else 'node'
                 rows.append({
-                    'seq': first + i + 1,
+                    'seq': i + 1,
                     'uuid': '%08x-0000-4000-a000-%012x' % (i, i),
                     'created_at': now, 'object_type': kind,
                     'object_uuid': '%08x-0000-4000-b000-%012x' % (

@@ -8,7 +8,12 @@ they read: each should cost its page, not the table.
   after a marker in the middle of the fleet, by fleet size;
 - the operator's overview (``GET /v1/fleet``), whose newest alerts are
   read among the events retained (the plan shown is that read's), and
-  whose counts read every node.
+  whose counts read every node;
+- a conductor's retention pass (``[events] cleanup_interval``) that
+  deletes nothing: the first over the events retained, then one after
+  10,000 more, with the longest of its transactions (on SQLite, the time
+  it holds the one writer); ``--retention-only`` times that alone, on
+  the events alone.
 
 For each backend and size, this program inserts that many sequenced
 events (half of allocations, half of nodes, as ``tools/benchmark.py
@@ -90,9 +95,44 @@ def timed(engine, read, needle: str = '') -> tuple[float, str]:
     return statistics.median(times) * 1000, _plan(engine, statement, params)
 
 
-def measure(url: str, size: int, revision: str) -> list[tuple]:
+def retention(engine) -> list[tuple]:
+    """[(pass, ms, its transactions)]: a retention pass, then another
+    after 10,000 more events."""
+    from pool_conductor import events
+    from tools import benchmark
+
+    spans, begun = [], []
+
+    def begin(conn):
+        begun.append(time.perf_counter())
+
+    def end(conn):
+        spans.append(time.perf_counter() - begun.pop())
+    out = []
+    for name, added in (('retention pass', 0),
+                        ('retention, 10,000 more', 10000)):
+        benchmark.insert_events(engine, added)
+        spans.clear()
+        for event, listener in (('begin', begin), ('commit', end),
+                                ('rollback', end)):
+            sa.event.listen(engine, event, listener)
+        started = time.perf_counter()
+        try:
+            events.prune()
+        finally:
+            for event, listener in (('begin', begin), ('commit', end),
+                                    ('rollback', end)):
+                sa.event.remove(engine, event, listener)
+        out.append((name, (time.perf_counter() - started) * 1000,
+                    '%d transactions, %.1f ms in all, the longest %.1f ms'
+                    % (len(spans), sum(spans) * 1000, max(spans) * 1000)))
+    return out
+
+
+def measure(url: str, size: int, revision: str,
+            reads: bool = True) -> list[tuple]:
     """[(read, median ms, plan)] on a database of size events and
-    nodes."""
+    nodes (only events, and only the retention pass, unless reads)."""
     from pool_conductor.conf import CONF
     from pool_conductor import context as pool_context
     from pool_conductor.db import api as db_api
@@ -107,7 +147,7 @@ def measure(url: str, size: int, revision: str) -> list[tuple]:
         db_api.setup_engine_hooks(engine)
         migration.upgrade(revision, engine=engine)
         benchmark.insert_events(engine, size)
-        benchmark.insert_nodes(engine, size)
+        benchmark.insert_nodes(engine, size if reads else 1)
         if engine.dialect.name != 'sqlite':
             with engine.begin() as conn:
                 for table in ('events', 'nodes'):
@@ -121,6 +161,8 @@ def measure(url: str, size: int, revision: str) -> list[tuple]:
         context = pool_context.get_admin_context()
         restore = db_api.main_context_manager.patch_engine(engine)
         try:
+            if not reads:
+                return retention(engine)
             return [(name, *timed(engine, read, needle))
                     for name, read, needle in (
                 ('event feed', lambda: events_db.page(
@@ -130,7 +172,8 @@ def measure(url: str, size: int, revision: str) -> list[tuple]:
                 ('middle page of nodes', lambda: nodes_db.list_nodes(
                     context, {}, limit=PAGE, marker=middle), ''),
                 ('fleet overview', lambda: metrics_db.overview(
-                    context, 60, db_api.utcnow(), 10), 'events.level'))]
+                    context, 60, db_api.utcnow(), 10), 'events.level'))
+            ] + retention(engine)
         finally:
             restore()
     finally:
@@ -147,13 +190,17 @@ def main() -> None:
     parser.add_argument('--revision', default='head',
                         help='the schema revision to upgrade to (an '
                              'earlier one: the indexes it had)')
+    parser.add_argument('--retention-only', action='store_true',
+                        help='insert only the events, time only the '
+                             'retention pass')
     args = parser.parse_args()
     from pool_conductor.conf import CONF
     CONF([], project='pool')
     for backend in args.db.split(','):
         for size in (int(n) for n in args.sizes.split(',')):
             with database(backend) as url:
-                for name, ms, plan in measure(url, size, args.revision):
+                for name, ms, plan in measure(url, size, args.revision,
+                                              not args.retention_only):
                     print('%-10s %8d  %-20s %8.2f ms  %s' % (
                         backend, size, name, ms, plan), flush=True)
 
