@@ -76,15 +76,8 @@ def _plan(engine, statement: str, params) -> str:
 def timed(engine, read, needle: str = '') -> tuple[float, str]:
     """(the median ms of 50 calls of read, the plan of its longest
     statement that holds needle)."""
-    statements = []
-
-    def record(conn, cursor, statement, params, context, executemany):
-        statements.append((statement, params))
-    sa.event.listen(engine, 'before_cursor_execute', record)
-    try:
-        read()
-    finally:
-        sa.event.remove(engine, 'before_cursor_execute', record)
+    from tests import base
+    statements = base.statements(engine, read)
     times = []
     for _ in range(50):
         started = time.perf_counter()
@@ -147,7 +140,8 @@ def measure(url: str, size: int, revision: str,
         db_api.setup_engine_hooks(engine)
         migration.upgrade(revision, engine=engine)
         benchmark.insert_events(engine, size)
-        benchmark.insert_nodes(engine, size if reads else 1)
+        if reads:
+            benchmark.insert_nodes(engine, size)
         if engine.dialect.name != 'sqlite':
             with engine.begin() as conn:
                 for table in ('events', 'nodes'):

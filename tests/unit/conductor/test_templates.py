@@ -156,16 +156,17 @@ class RenderTestCase(testtools.TestCase):
         for text in (hostile.SLOW_SUM, hostile.SLOW_TOJSON):
             seconds = self.over_limit(text, 'took more than 0.5 s of CPU '
                                             'time.')
-            # The wall clock limit (2 s) is later, unless the machine is
-            # very busy.
-            self.assertLess(seconds, 2.5, text)
+            # Stopped, not run to its end; the bound leaves room for a
+            # busy machine (the CPU time limit, not the wall clock's, is
+            # what the message names).
+            self.assertLess(seconds, 8, text)
         self.assertEqual('1', self.render('{{ 1 }}'))
 
     def test_memory_limit(self):
         self.config(memory_limit=64, group='sandbox')
         seconds = self.over_limit(hostile.HUGE_JOIN,
                                   'needed more than 64 MiB of memory.')
-        self.assertLess(seconds, 2.5)
+        self.assertLess(seconds, 8)
         self.assertEqual('1', self.render('{{ 1 }}'))
 
     def test_limits_read_at_call_time(self):
