@@ -87,7 +87,8 @@ status=0
 failures=()
 # What stestr kept of the failed tests (their tracebacks and output).
 details=$(mktemp)
-trap 'rm -f "$details"' EXIT
+fuzz_log=
+trap 'rm -f "$details" $fuzz_log' EXIT
 
 # The number of runs recorded in the stestr repository: a suite that could
 # not even be loaded (an import error) records none.
@@ -135,7 +136,28 @@ run_suite() {
 # schemathesis against a pool-server and its OpenAPI document (tools/fuzz.py).
 fuzz() {
     printf '\n==> fuzz\n'
-    if timeout 900 python tools/fuzz.py; then
+    timeout 900 python tools/fuzz.py
+    fuzz_outcome $?
+}
+
+# The same in the background (fuzz_start), its output kept until fuzz_end
+# waits for it.
+fuzz_start() {
+    fuzz_log=$(mktemp)
+    timeout 900 python tools/fuzz.py >"$fuzz_log" 2>&1 &
+    fuzz_pid=$!
+}
+
+fuzz_end() {
+    local rc=0
+    wait "$fuzz_pid" || rc=$?
+    printf '\n==> fuzz (it ran beside the faults suite)\n'
+    cat "$fuzz_log"
+    fuzz_outcome "$rc"
+}
+
+fuzz_outcome() {
+    if [ "$1" -eq 0 ]; then
         passed=$((passed + 1))
     else
         echo "schemathesis found problems (or could not run)" >&2
@@ -177,6 +199,14 @@ if [ ${#suites[@]} -eq 0 ]; then
     suites=(lint unit functional fuzz docs)
 fi
 
+named() {
+    [[ " ${suites[*]} " == *" $1 "* ]]
+}
+
+# The functional tests wait on their servers and databases much of the
+# time: two workers a core keep the cores busy.
+FUNCTIONAL_CONCURRENCY="${FUNCTIONAL_CONCURRENCY:-$((2 * $(nproc)))}"
+
 install_pool
 export PATH="$PWD/.venv/bin:$PATH"
 export VIRTUAL_ENV="$PWD/.venv"
@@ -188,17 +218,24 @@ fi
 for suite in "${suites[@]}"; do
     case "$suite" in
         lint) lint ;;
-        fuzz) fuzz ;;
+        # With the faults suite, the fuzz runs beside it (below).
+        fuzz) named faults || fuzz ;;
         docs) docs ;;
         unit) run_suite unit ./tests/unit ;;
         functional)
             run_suite functional ./tests/functional \
+                --concurrency "$FUNCTIONAL_CONCURRENCY" \
                 --exclude-regex '^tests\.functional\.faults\.'
             ;;
-        # They restart RabbitMQ and PostgreSQL: one at a time, alone.
+        # They restart RabbitMQ and PostgreSQL: one at a time, with no
+        # other test on those services. They mostly wait for takeovers and
+        # restarts; the fuzz, whose pool-server needs neither service,
+        # uses the cores meanwhile.
         faults)
+            named fuzz && fuzz_start
             run_suite faults ./tests/functional --concurrency 1 \
                 '^tests\.functional\.faults\.'
+            named fuzz && fuzz_end
             ;;
         *)
             echo "unknown suite: $suite (lint, unit, functional, faults," \
