@@ -9,6 +9,9 @@ they read: each should cost its page, not the table.
 - the operator's overview (``GET /v1/fleet``), whose newest alerts are
   read among the events retained (the plan shown is that read's), and
   whose counts read every node;
+- a conductor's look for allocations past their lifespan (every
+  ``[conductor] check_lifespans_interval``) among that many allocations,
+  a quarter of them with an end, none past it, by allocations;
 - a conductor's retention pass (``[events] cleanup_interval``) that
   deletes nothing: the first over the events retained, then one after
   10,000 more, with the longest of its transactions (on SQLite, the time
@@ -17,9 +20,9 @@ they read: each should cost its page, not the table.
 
 For each backend and size, this program inserts that many sequenced
 events (half of allocations, half of nodes, as ``tools/benchmark.py
---extra-events`` inserts them) and that many nodes straight into a new
-database, then prints the median time of 50 calls of each read and the
-plan of its main statement::
+--extra-events`` inserts them), that many nodes and that many
+allocations straight into a new database, then prints the median time
+of 50 calls of each read and the plan of its main statement::
 
     .venv/bin/python tools/page_cost.py --db sqlite,postgresql,mysql \\
         --sizes 10000,100000
@@ -73,6 +76,27 @@ def _plan(engine, statement: str, params) -> str:
     return ' / '.join(lines)
 
 
+def insert_allocations(engine, total: int) -> None:
+    """Insert total active allocations of no node, a quarter of them
+    ending within two days (none past its end)."""
+    import datetime
+
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import models
+
+    now = db_api.utcnow()
+    with engine.begin() as conn:
+        for start in range(0, total, 5000):
+            conn.execute(sa.insert(models.Allocation), [
+                {'uuid': '%08x-0000-4000-c000-%012x' % (i, i),
+                 'state': 'active', 'resource_class': 'rc-%d' % (i % 10),
+                 'conductor_affinity': 'host-%d' % (i % 3),
+                 'created_at': now,
+                 'lifespan_end': (now + datetime.timedelta(hours=1 + i % 48)
+                                  if i % 4 == 0 else None)}
+                for i in range(start, min(start + 5000, total))])
+
+
 def timed(engine, read, needle: str = '') -> tuple[float, str]:
     """(the median ms of 50 calls of read, the plan of its longest
     statement that holds needle)."""
@@ -124,10 +148,12 @@ def retention(engine) -> list[tuple]:
 
 def measure(url: str, size: int, revision: str,
             reads: bool = True) -> list[tuple]:
-    """[(read, median ms, plan)] on a database of size events and
-    nodes (only events, and only the retention pass, unless reads)."""
+    """[(read, median ms, plan)] on a database of size events, nodes
+    and allocations (only events, and only the retention pass, unless
+    reads)."""
     from pool_conductor.conf import CONF
     from pool_conductor import context as pool_context
+    from pool_conductor.db import allocations as allocations_db
     from pool_conductor.db import api as db_api
     from pool_conductor.db import events as events_db
     from pool_conductor.db import metrics as metrics_db
@@ -142,9 +168,10 @@ def measure(url: str, size: int, revision: str,
         benchmark.insert_events(engine, size)
         if reads:
             benchmark.insert_nodes(engine, size)
+            insert_allocations(engine, size)
         if engine.dialect.name != 'sqlite':
             with engine.begin() as conn:
-                for table in ('events', 'nodes'):
+                for table in ('events', 'nodes', 'allocations'):
                     conn.exec_driver_sql(
                         ('ANALYZE TABLE %s' if engine.dialect.name == 'mysql'
                          else 'ANALYZE %s') % table)
@@ -166,7 +193,10 @@ def measure(url: str, size: int, revision: str,
                 ('middle page of nodes', lambda: nodes_db.list_nodes(
                     context, {}, limit=PAGE, marker=middle), ''),
                 ('fleet overview', lambda: metrics_db.overview(
-                    context, 60, db_api.utcnow(), 10), 'events.level'))
+                    context, 60, db_api.utcnow(), 10), 'events.level'),
+                ('lifespan expiry', lambda: allocations_db.list_expired(
+                    context, db_api.utcnow(), 'host-0',
+                    ['host-0', 'host-1'], 50), ''))
             ] + retention(engine)
         finally:
             restore()
@@ -179,7 +209,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--db', default='sqlite,postgresql,mysql')
     parser.add_argument('--sizes', default='10000,100000',
-                        help='numbers of events retained and of nodes, '
+                        help='numbers of events retained, of nodes and of '
+                             'allocations, '
                              'comma-separated')
     parser.add_argument('--revision', default='head',
                         help='the schema revision to upgrade to (an '

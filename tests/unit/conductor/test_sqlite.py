@@ -5,6 +5,7 @@ import sqlalchemy as sa
 
 from pool_conductor import context as pool_context
 from pool_conductor import events
+from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import events as events_db
 from pool_conductor.db import free_nodes
@@ -277,3 +278,18 @@ class FleetCountPlanTestCase(base.TestCase):
             if 'GROUP BY nodes.provision_state' in s[0])
         self.assertEqual('SCAN nodes USING COVERING INDEX nodes_states_idx',
                          _explain(self.db.engine, statement, params))
+
+
+class LifespanPlanTestCase(base.TestCase):
+
+    def test_expiry_reads_the_allocations_past_their_end(self):
+        # Not every allocation without a claim, along the index of
+        # claim_id (25 ms among 100,000 allocations, every 10 s).
+        statement, params = next(
+            s for s in base.statements(
+                self.db.engine, lambda: allocations_db.list_expired(
+                    self.context, db_api.utcnow(), 'host', ['host'], 50))
+            if 'FROM allocations' in s[0])
+        self.assertEqual(
+            'SEARCH allocations USING INDEX allocations_lifespan_end_idx '
+            '(lifespan_end<?)', _explain(self.db.engine, statement, params))
