@@ -350,7 +350,6 @@ def create_app(conf: cfg.ConfigOpts | None = None) -> flask.Flask:
         raise ValueError('pool_api reads the global pool_conductor CONF')
     # Every route is in the route table: no static files.
     app = flask.Flask('pool_api', static_folder=None)
-    app.url_map.strict_slashes = False
     app.json.sort_keys = False
     app.config['RPCAPI'] = rpcapi.ConductorAPI()
     app.before_request(_before_request)
