@@ -8,10 +8,12 @@ they read: each should cost its page, not the table.
   after a marker in the middle of the fleet, by fleet size;
 - the operator's overview (``GET /v1/fleet``), whose newest alerts are
   read among the events retained (the plan shown is that read's), and
-  whose counts read every node;
+  whose counts read the index of the node states;
 - a conductor's look for allocations past their lifespan (every
   ``[conductor] check_lifespans_interval``) among that many allocations,
   a quarter of them with an end, none past it, by allocations;
+- its look for the windows ending within the hour (every
+  ``[reservations] check_interval``), by allocations;
 - a conductor's retention pass (``[events] cleanup_interval``) that
   deletes nothing: the first over the events retained, then one after
   10,000 more, with the longest of its transactions (on SQLite, the time
@@ -95,6 +97,19 @@ def insert_allocations(engine, total: int) -> None:
                  'lifespan_end': (now + datetime.timedelta(hours=1 + i % 48)
                                   if i % 4 == 0 else None)}
                 for i in range(start, min(start + 5000, total))])
+
+
+def _ending(engine) -> None:
+    """A conductor's look for the windows ending within the hour."""
+    import datetime
+
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import window_policy as window_policy_db
+
+    now = db_api.utcnow()
+    with engine.connect() as conn:
+        window_policy_db.ending(conn, now, now + datetime.timedelta(hours=1),
+                                50)
 
 
 def timed(engine, read, needle: str = '') -> tuple[float, str]:
@@ -196,7 +211,8 @@ def measure(url: str, size: int, revision: str,
                     context, 60, db_api.utcnow(), 10), 'events.level'),
                 ('lifespan expiry', lambda: allocations_db.list_expired(
                     context, db_api.utcnow(), 'host-0',
-                    ['host-0', 'host-1'], 50), ''))
+                    ['host-0', 'host-1'], 50), ''),
+                ('window end notices', lambda: _ending(engine), ''))
             ] + retention(engine)
         finally:
             restore()

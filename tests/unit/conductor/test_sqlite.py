@@ -1,4 +1,5 @@
 """pool-server's SQLite: pooled connections, readers beside the writer."""
+import datetime
 import threading
 
 import sqlalchemy as sa
@@ -12,6 +13,7 @@ from pool_conductor.db import free_nodes
 from pool_conductor.db import metrics as metrics_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor.db import window_policy as window_policy_db
 from tests import base
 
 
@@ -293,3 +295,21 @@ class LifespanPlanTestCase(base.TestCase):
         self.assertEqual(
             'SEARCH allocations USING INDEX allocations_lifespan_end_idx '
             '(lifespan_end<?)', _explain(self.db.engine, statement, params))
+
+    def test_window_end_notices_read_the_allocations_ending_soon(self):
+        # Not every active allocation, along the index of the state (35
+        # ms among 100,000 allocations, every 10 s).
+        now = db_api.utcnow()
+        statement, params = next(
+            s for s in base.statements(
+                self.db.engine, lambda: self._ending(now))
+            if 'FROM allocations' in s[0])
+        self.assertEqual(
+            'SEARCH allocations USING INDEX allocations_lifespan_end_idx '
+            '(lifespan_end>? AND lifespan_end<?)',
+            _explain(self.db.engine, statement, params))
+
+    def _ending(self, now):
+        with self.db.engine.connect() as conn:
+            window_policy_db.ending(
+                conn, now, now + datetime.timedelta(hours=1), 50)
