@@ -286,7 +286,7 @@ class LifespanPlanTestCase(base.TestCase):
 
     def test_expiry_reads_the_allocations_past_their_end(self):
         # Not every allocation without a claim, along the index of
-        # claim_id (25 ms among 100,000 allocations, every 10 s).
+        # claim_id (15 ms among 100,000 allocations, every 10 s).
         statement, params = next(
             s for s in base.statements(
                 self.db.engine, lambda: allocations_db.list_expired(
