@@ -52,13 +52,13 @@ class APITestCase(base.TestCase):
         casts, self.provision_casts = self.provision_casts, []
         provisioning.continue_nodes(self.context, [n for n, _h in casts])
 
-    def lock_for_a_moment(self, ident: str) -> None:
-        """Lock a node as conductor "other" moving it on would, for 0.3
-        s; a change of it meanwhile waits for the lock when
+    def lock_for_a_moment(self, ident: str, seconds: float = 0.3) -> None:
+        """Lock a node as conductor "other" moving it on would, for
+        seconds; a change of it meanwhile waits for the lock when
         [conductor] node_locked_retry_* allow."""
         node = nodes_db.get_node(self.context, ident)
         self.assertTrue(nodes_db.reserve(self.context, node.id, 'other'))
-        unlock = threading.Timer(0.3, nodes_db.unreserve,
+        unlock = threading.Timer(seconds, nodes_db.unreserve,
                                  (self.context, node.id, 'other'))
         unlock.start()
         self.addCleanup(unlock.cancel)
