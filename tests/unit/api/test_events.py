@@ -157,13 +157,15 @@ class WatchTestCase(base.APITestCase):
         self.assertEqual({'events': [], 'cursor': 1, 'more': False,
                           'oldest': 0}, body)
         self.assertGreaterEqual(elapsed, 0.95)
-        self.assertLess(elapsed, 2)
+        # Not much longer than asked (room for a busy machine).
+        self.assertLess(elapsed, 5)
 
     def test_wait_is_capped(self):
         self.config(max_watch_wait=0.3, group='api')
         started = time.monotonic()
         self.assertEqual([], self.feed('wait=3600')['events'])
-        self.assertLess(time.monotonic() - started, 1.3)
+        # The cap, not the hour asked (room for a busy machine).
+        self.assertLess(time.monotonic() - started, 5)
 
     def test_a_new_event_wakes_the_waiting_request(self):
         """Nothing sequences but the API process itself: it gives the new

@@ -71,10 +71,12 @@ class HostileFilterMixin:
             status, body, seconds = hostile
             self.assertEqual(200, status, body)
             self.assertEqual([], body['nodes'])
-            self.assertLess(seconds, 1.0, key)
+            # Backtracking, the pattern would take minutes; the bound
+            # leaves room for a busy machine.
+            self.assertLess(seconds, 5, key)
             self.assertEqual(200, other[0])
-            self.assertLess(other[2], 1.0, key)
-            self.assertLess(elapsed, 1.0, key)
+            self.assertLess(other[2], 5, key)
+            self.assertLess(elapsed, 5, key)
 
     def test_pattern_matches(self):
         status, body, _ = self.filtered('name', '^a{30}x$')

@@ -33,7 +33,8 @@ class SandboxTestCase(testtools.TestCase):
         sandbox.call(os.getpid, (), 'W')
         self.config(wall_time_limit=0.3, group='sandbox')
         seconds = self.refused(time.sleep, (30,), 'took more than 0.3 s.')
-        self.assertLess(seconds, 2)
+        # Stopped, not slept to its end (room for a busy machine).
+        self.assertLess(seconds, 8)
         self.assertNotEqual(os.getpid(), sandbox.call(os.getpid, (), 'W'))
 
     def test_a_worker_that_dies_is_a_refusal_and_replaced(self):
