@@ -51,16 +51,68 @@ def _sqlite_pool(engine: sa.engine.Engine) -> None:
         cparams['check_same_thread'] = False
 
 
+# The seconds SQLite waits for its write lock (PRAGMA busy_timeout), and a
+# writer thread for its turn in its process.
+SQLITE_BUSY_SECONDS = 30
+
+
+class _WriterTurns:
+    """Writers of one SQLite engine take turns in their process.
+
+    A writer that finds the database locked waits in SQLite's busy
+    handler, which sleeps 1, 2, 5, 10 ... 100 ms between looks, so that
+    the lock stays free while the next writer sleeps: with many request
+    threads, pool-server's writers spent most of their time asleep
+    beside a free database. The writers of one process wait for each
+    other on a lock of the process instead, woken as soon as it is
+    given back; SQLite's busy handler still orders them with other
+    processes.
+
+    The turn is taken before BEGIN IMMEDIATE and given back after the
+    transaction ends however it ends: COMMIT, ROLLBACK (the pool's reset
+    of a connection returned in a transaction included), or the
+    connection closed. A writer that waits longer than SQLite would goes
+    on to SQLite, which then waits and fails as it always has.
+    """
+
+    def __init__(self, dialect):
+        self._lock = threading.Lock()
+        self._holder = None
+        for name in ('do_commit', 'do_rollback', 'do_close'):
+            setattr(dialect, name, self._ending(getattr(dialect, name)))
+
+    def take(self, dbapi_conn) -> None:
+        if self._lock.acquire(timeout=SQLITE_BUSY_SECONDS):
+            self._holder = dbapi_conn
+
+    def give_back(self, dbapi_conn) -> None:
+        if dbapi_conn is not None and self._holder is dbapi_conn:
+            self._holder = None
+            self._lock.release()
+
+    def _ending(self, method):
+        def end(dbapi_conn):
+            # The pool passes its proxy of the connection, or the
+            # connection itself.
+            conn = getattr(dbapi_conn, 'dbapi_connection', dbapi_conn)
+            try:
+                method(dbapi_conn)
+            finally:
+                self.give_back(conn)
+        return end
+
+
 def _sqlite_setup(engine: sa.engine.Engine) -> None:
     """Make SQLite safe for several writer threads, and let readers run
     beside the writer.
 
     A transaction that may write starts with BEGIN IMMEDIATE, so writers
-    queue on the database lock (busy_timeout) instead of failing with
-    "database is locked" when two deferred transactions both try to
-    upgrade. The transaction of an outermost reader() cannot write (the
-    engine facade refuses a writer inside it): it starts deferred, so that
-    with WAL it reads its snapshot without waiting for the writer.
+    queue for the database lock (their process's turns, then
+    busy_timeout) instead of failing with "database is locked" when two
+    deferred transactions both try to upgrade. The transaction of an
+    outermost reader() cannot write (the engine facade refuses a writer
+    inside it): it starts deferred, so that with WAL it reads its snapshot
+    without waiting for the writer.
 
     Engines made by oslo.db emit their own plain (deferred) BEGIN; that
     listener is replaced.
@@ -78,7 +130,8 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
         cursor = dbapi_conn.cursor()
         if engine.url.database not in (None, '', ':memory:'):
             cursor.execute('PRAGMA journal_mode=WAL')
-        cursor.execute('PRAGMA busy_timeout=30000')
+        cursor.execute('PRAGMA busy_timeout=%d'
+                       % (SQLITE_BUSY_SECONDS * 1000))
         if CONF.database.sqlite_synchronous:
             cursor.execute('PRAGMA synchronous=%s'
                            % CONF.database.sqlite_wal_synchronous)
@@ -90,13 +143,24 @@ def _sqlite_setup(engine: sa.engine.Engine) -> None:
         dbapi_conn.create_function('regexp', 2, regex.search,
                                    deterministic=True)
 
+    writers = _WriterTurns(engine.dialect)
+
     @sa.event.listens_for(engine, 'begin')
     def _begin(conn):
         # The driver's own flag: a pooled connection carries nothing of
         # its last transaction.
-        if not conn.connection.dbapi_connection.in_transaction:
-            conn.exec_driver_sql('BEGIN' if _READ_ONLY_BEGIN.get()
-                                 else 'BEGIN IMMEDIATE')
+        dbapi_conn = conn.connection.dbapi_connection
+        if dbapi_conn.in_transaction:
+            return
+        if _READ_ONLY_BEGIN.get():
+            conn.exec_driver_sql('BEGIN')
+            return
+        writers.take(dbapi_conn)
+        try:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+        except BaseException:
+            writers.give_back(dbapi_conn)
+            raise
 
 
 def _mysql_setup(engine: sa.engine.Engine) -> None:

@@ -1,6 +1,7 @@
 """pool-server's SQLite: pooled connections, readers beside the writer."""
 import datetime
 import threading
+import time
 
 import sqlalchemy as sa
 
@@ -122,6 +123,63 @@ class SQLiteTransactionsTestCase(base.TestCase):
             conn.execute(sa.text('SELECT 1'))
         self.assertEqual(['BEGIN', 'SELECT 1', 'BEGIN IMMEDIATE', 'SELECT 1',
                           'SELECT 1'], statements)
+
+    def test_writers_of_one_process_wait_for_their_turn_not_in_sqlite(self):
+        # SQLite's busy handler sleeps up to 100 ms between looks at its
+        # lock; a writer of the same process waits for the writer before
+        # it to end, and only then sends its BEGIN IMMEDIATE.
+        node = self.create_node(name='node-0')
+        begun = {}
+
+        def record(conn, cursor, statement, *args):
+            if statement == 'BEGIN IMMEDIATE':
+                begun.setdefault(threading.current_thread().name,
+                                 time.monotonic())
+        sa.event.listen(self.db.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.db.engine,
+                        'before_cursor_execute', record)
+        writing = threading.Event()
+        second = threading.Thread(target=lambda: writing.wait(10) and _write(),
+                                  name='second', daemon=True)
+        second.start()
+        with db_api.writer_connection(self.context) as conn:
+            conn.execute(sa.text('UPDATE nodes SET name = :name WHERE '
+                                 'id = :id'), {'name': 'renamed',
+                                               'id': node.id})
+            writing.set()
+            time.sleep(0.3)
+            ending = time.monotonic()
+        second.join(10)
+        self.assertFalse(second.is_alive())
+        self.assertGreaterEqual(begun['second'], ending)
+
+    def test_a_writer_gives_its_turn_back_however_it_ends(self):
+        def rolled_back():
+            with db_api.writer_connection(self.context) as conn:
+                conn.execute(sa.text('SELECT 1'))
+                raise RuntimeError('rolled back')
+
+        def closed_in_transaction():
+            conn = self.db.engine.connect()
+            conn.begin()
+            conn.exec_driver_sql('SELECT 1')
+            conn.close()
+
+        def invalidated():
+            conn = self.db.engine.connect()
+            conn.begin()
+            conn.exec_driver_sql('SELECT 1')
+            # Its DBAPI connection closed; oslo.db's listeners refuse to
+            # end the transaction of an invalidated connection.
+            conn.invalidate()
+
+        for end in (_write, rolled_back, closed_in_transaction, invalidated):
+            try:
+                end()
+            except RuntimeError:
+                pass
+            # The next writer, on another thread, begins at once.
+            self.assertTrue(_on_other_thread(_write, 5), end)
 
     def _synchronous(self) -> int:
         self.db.engine.dispose()
