@@ -14,6 +14,9 @@ they read: each should cost its page, not the table.
   a quarter of them with an end, none past it, by allocations;
 - its look for the windows ending within the hour (every
   ``[reservations] check_interval``), by allocations;
+- its look for claims past their lifespan, among that many expired
+  claims (they stay until deleted) and as many bound ones, none past its
+  end, by claims;
 - a conductor's retention pass (``[events] cleanup_interval``) that
   deletes nothing: the first over the events retained, then one after
   10,000 more, with the longest of its transactions (on SQLite, the time
@@ -22,9 +25,10 @@ they read: each should cost its page, not the table.
 
 For each backend and size, this program inserts that many sequenced
 events (half of allocations, half of nodes, as ``tools/benchmark.py
---extra-events`` inserts them), that many nodes and that many
-allocations straight into a new database, then prints the median time
-of 50 calls of each read and the plan of its main statement::
+--extra-events`` inserts them), that many nodes, that many allocations
+and twice as many claims straight into a new database, then prints the
+median time of 50 calls of each read and the plan of its main
+statement::
 
     .venv/bin/python tools/page_cost.py --db sqlite,postgresql,mysql \\
         --sizes 10000,100000
@@ -99,6 +103,27 @@ def insert_allocations(engine, total: int) -> None:
                 for i in range(start, min(start + 5000, total))])
 
 
+def insert_claims(engine, total: int) -> None:
+    """Insert total expired claims, past their end (they stay until
+    deleted), and as many bound ones ending within two days."""
+    import datetime
+
+    from pool_conductor.db import api as db_api
+    from pool_conductor.db import models
+
+    now = db_api.utcnow()
+    with engine.begin() as conn:
+        for start in range(0, 2 * total, 5000):
+            conn.execute(sa.insert(models.Claim), [
+                {'uuid': '%08x-0000-4000-d000-%012x' % (i, i),
+                 'state': 'expired' if i % 2 else 'bound', 'resources': [],
+                 'conductor_affinity': 'host-%d' % (i % 3),
+                 'created_at': now,
+                 'lifespan_end': now + datetime.timedelta(
+                     hours=(-1 if i % 2 else 1) * (1 + i % 48))}
+                for i in range(start, min(start + 5000, 2 * total))])
+
+
 def _ending(engine) -> None:
     """A conductor's look for the windows ending within the hour."""
     import datetime
@@ -170,6 +195,7 @@ def measure(url: str, size: int, revision: str,
     from pool_conductor import context as pool_context
     from pool_conductor.db import allocations as allocations_db
     from pool_conductor.db import api as db_api
+    from pool_conductor.db import claims as claims_db
     from pool_conductor.db import events as events_db
     from pool_conductor.db import metrics as metrics_db
     from pool_conductor.db import migration
@@ -184,9 +210,10 @@ def measure(url: str, size: int, revision: str,
         if reads:
             benchmark.insert_nodes(engine, size)
             insert_allocations(engine, size)
+            insert_claims(engine, size)
         if engine.dialect.name != 'sqlite':
             with engine.begin() as conn:
-                for table in ('events', 'nodes', 'allocations'):
+                for table in ('events', 'nodes', 'allocations', 'claims'):
                     conn.exec_driver_sql(
                         ('ANALYZE TABLE %s' if engine.dialect.name == 'mysql'
                          else 'ANALYZE %s') % table)
@@ -212,7 +239,10 @@ def measure(url: str, size: int, revision: str,
                 ('lifespan expiry', lambda: allocations_db.list_expired(
                     context, db_api.utcnow(), 'host-0',
                     ['host-0', 'host-1'], 50), ''),
-                ('window end notices', lambda: _ending(engine), ''))
+                ('window end notices', lambda: _ending(engine), ''),
+                ('claims expiry', lambda: claims_db.list_expired(
+                    context, db_api.utcnow(), 'host-0',
+                    ['host-0', 'host-1'], 50), ''))
             ] + retention(engine)
         finally:
             restore()

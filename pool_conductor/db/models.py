@@ -699,6 +699,8 @@ class Claim(TimestampMixin, Base):
         sa.Index('claims_state_affinity_idx', 'state',
                  'conductor_affinity'),
         sa.Index('claims_lifespan_end_idx', 'lifespan_end'),
+        # The claims of a state past their end (their expiry).
+        sa.Index('claims_state_lifespan_end_idx', 'state', 'lifespan_end'),
         sa.Index('claims_owner_idx', 'owner'),
         sa.UniqueConstraint('uuid', name='uniq_claims0uuid'),
         sa.UniqueConstraint('name', name='uniq_claims0name'),

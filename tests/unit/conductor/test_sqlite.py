@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from pool_conductor import context as pool_context
 from pool_conductor import events
 from pool_conductor.db import allocations as allocations_db
+from pool_conductor.db import claims as claims_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import events as events_db
 from pool_conductor.db import free_nodes
@@ -353,6 +354,19 @@ class LifespanPlanTestCase(base.TestCase):
         self.assertEqual(
             'SEARCH allocations USING INDEX allocations_lifespan_end_idx '
             '(lifespan_end<?)', _explain(self.db.engine, statement, params))
+
+    def test_claims_expiry_reads_the_unexpired_claims_past_their_end(self):
+        # Not every claim past its end, the expired ones included (they
+        # stay until deleted), along the index of lifespan_end.
+        statement, params = next(
+            s for s in base.statements(
+                self.db.engine, lambda: claims_db.list_expired(
+                    self.context, db_api.utcnow(), 'host', ['host'], 50))
+            if 'FROM claims' in s[0])
+        self.assertIn(
+            'SEARCH claims USING INDEX claims_state_lifespan_end_idx '
+            '(state=? AND lifespan_end<?)',
+            _explain(self.db.engine, statement, params))
 
     def test_window_end_notices_read_the_allocations_ending_soon(self):
         # Not every active allocation, along the index of the state (35
