@@ -215,7 +215,7 @@ def list_expired(context, now, host: str, alive: list[str],
                    # condition on the index of claim_id, which SQLite
                    # would read whole (every allocation without a claim)
                    # instead of the few past their end.
-                   sa.func.coalesce(_ALLOCATIONS.c.claim_id, 0) == 0,
+                   api.unindexed(_ALLOCATIONS.c.claim_id, 0) == 0,
                    sa.or_(aff == host, aff.is_(None), aff.not_in(alive)))
             .order_by(_ALLOCATIONS.c.lifespan_end)
             .limit(limit)))

@@ -314,6 +314,14 @@ def _install_hooks() -> None:
 _install_hooks()
 
 
+def unindexed(column: sa.ColumnElement, default) -> sa.ColumnElement:
+    """column as no index serves it: coalesce(column, default), equal to
+    column where it is not NULL. For a condition or an order that a
+    planner would otherwise read along column's index, when another
+    index finds the few rows wanted and column's would read many."""
+    return sa.func.coalesce(column, default)
+
+
 # The largest magnitude of a number every backend stores and reads back
 # as written, in a column (MySQL's BIGINT, symmetric) or a JSON document
 # (PostgreSQL's jsonb writes numbers without an exponent, so that a float

@@ -7,6 +7,7 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite
 
+from pool_conductor.db import api
 from pool_conductor.db import models
 from pool_conductor import states
 
@@ -115,7 +116,7 @@ def ending(conn, now: datetime.datetime, until: datetime.datetime,
         # Not a condition on the index of the state, which SQLite would
         # read whole (every active allocation) instead of the few ending
         # before until.
-        .where(sa.func.coalesce(a.state, '').in_(_STARTED),
+        .where(api.unindexed(a.state, '').in_(_STARTED),
                a.start_at.is_not(None),
                a.lifespan_end > now, a.lifespan_end <= until,
                sa.or_(a.end_notified.is_(None),

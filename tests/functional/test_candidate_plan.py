@@ -1,8 +1,10 @@
 """The candidate probe reads an index range on PostgreSQL and MariaDB,
 never the whole nodes table, with and without table statistics; so do
 the read of an allocation (the request waiting clients repeat), a page
-of the list of nodes, the overview's newest alerts and fleet counts, and
-a conductor's retention pass over the events."""
+of the list of nodes, the overview's newest alerts and fleet counts, a
+conductor's retention pass over the events and its look for claims past
+their lifespan."""
+import datetime
 import types
 
 import sqlalchemy as sa
@@ -10,6 +12,7 @@ import sqlalchemy as sa
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
+from pool_conductor.db import claims as claims_db
 from pool_conductor.db import events as events_db
 from pool_conductor.db import free_nodes
 from pool_conductor.db import metrics as metrics_db
@@ -187,6 +190,35 @@ class CandidatePlanMixin:
                 'EXPLAIN ' + statement, params).mappings().all())
         self.assertIn(self.STATES_READ, plan)
 
+    def test_claims_expiry_reads_the_unexpired_claims_past_their_end(self):
+        # Not the expired claims too, which stay until deleted, in the
+        # order of the index of lifespan_end: 37 ms on PostgreSQL and
+        # 167 ms on MariaDB among 100,000, at each look (every 10 s).
+        now = db_api.utcnow()
+        with self.engine.begin() as conn:
+            conn.execute(sa.insert(models.Claim), [
+                {'uuid': '%08x-0000-4000-d000-%012x' % (i, i),
+                 'state': 'expired' if i % 2 else 'bound', 'resources': [],
+                 'created_at': now,
+                 'lifespan_end': now + datetime.timedelta(
+                     hours=-1 if i % 2 else 1)}
+                for i in range(4000)])
+        for statistics in (False, True):
+            if statistics:
+                with self.engine.begin() as conn:
+                    conn.exec_driver_sql(self.ANALYZE_CLAIMS)
+            statement, params = next(
+                s for s in base.statements(
+                    self.engine, lambda: claims_db.list_expired(
+                        pool_context.get_admin_context(), now, 'host',
+                        ['host'], 50))
+                if 'FROM claims' in s[0])
+            with self.engine.connect() as conn:
+                plan = self.plan_text(conn.exec_driver_sql(
+                    'EXPLAIN ' + statement, params).mappings().all())
+            self.assertIn('claims_state_lifespan_end_idx', plan,
+                          (statistics, plan))
+
     def test_probe_does_not_lock_the_pool(self):
         # The probe reads the pool's allocate actions in a sub-select;
         # locking the pool row would make every claim of the pool wait
@@ -210,6 +242,7 @@ class PostgreSQLCandidatePlanTestCase(CandidatePlanMixin,
                                       db_fixtures.PostgreSQLTestCase):
     ANALYZE = 'ANALYZE nodes'
     ANALYZE_EVENTS = 'ANALYZE events'
+    ANALYZE_CLAIMS = 'ANALYZE claims'
     # Where the visibility map is current (autovacuum keeps it so).
     STATES_READ = 'Index Only Scan using nodes_states_idx on nodes'
     # An index scan, or a bitmap of it, then a sort of the few alerts.
@@ -233,6 +266,7 @@ class MySQLCandidatePlanTestCase(CandidatePlanMixin,
                                  db_fixtures.MySQLTestCase):
     ANALYZE = 'ANALYZE TABLE nodes'
     ANALYZE_EVENTS = 'ANALYZE TABLE events'
+    ANALYZE_CLAIMS = 'ANALYZE TABLE claims'
     STATES_READ = 'index nodes_states_idx (Using index)'
     ALERTS_INDEX = 'events_level_idx'
     NO_WAIT = 'SET SESSION innodb_lock_wait_timeout = 1'
