@@ -57,6 +57,14 @@ class CandidatePlanMixin:
                              for r in rows)
         return '\n'.join(r['QUERY PLAN'] for r in rows)
 
+    def explained(self, read, needle: str) -> str:
+        """The plan of the statement holding needle that read() sends."""
+        statement, params = next(
+            s for s in base.statements(self.engine, read) if needle in s[0])
+        with self.engine.connect() as conn:
+            return self.plan_text(conn.exec_driver_sql(
+                'EXPLAIN ' + statement, params).mappings().all())
+
     def analyze(self):
         with self.engine.begin() as conn:
             conn.exec_driver_sql(self.ANALYZE)
@@ -127,14 +135,8 @@ class CandidatePlanMixin:
             if statistics:
                 with self.engine.begin() as conn:
                     conn.exec_driver_sql(self.ANALYZE_EVENTS)
-            statement, params = next(
-                s for s in base.statements(
-                    self.engine, lambda: metrics_db.overview(
-                        context, 60, db_api.utcnow(), 10))
-                if 'level IN' in s[0])
-            with self.engine.connect() as conn:
-                plan = self.plan_text(conn.exec_driver_sql(
-                    'EXPLAIN ' + statement, params).mappings().all())
+            plan = self.explained(lambda: metrics_db.overview(
+                context, 60, db_api.utcnow(), 10), 'level IN')
             self.assertIn(self.ALERTS_INDEX, plan, (statistics, plan))
 
     def test_retention_reads_no_whole_table_of_events(self):
@@ -181,13 +183,9 @@ class CandidatePlanMixin:
         # Not every row of the nodes table: 49 to 170 ms among 100,000
         # nodes, at each look at the overview and each scrape of /metrics.
         self.vacuum()
-        statement, params = next(
-            s for s in base.statements(self.engine, lambda: metrics_db.fleet(
-                pool_context.get_admin_context(), 60))
-            if 'GROUP BY nodes.provision_state' in s[0])
-        with self.engine.connect() as conn:
-            plan = self.plan_text(conn.exec_driver_sql(
-                'EXPLAIN ' + statement, params).mappings().all())
+        plan = self.explained(lambda: metrics_db.fleet(
+            pool_context.get_admin_context(), 60),
+            'GROUP BY nodes.provision_state')
         self.assertIn(self.STATES_READ, plan)
 
     def test_claims_expiry_reads_the_unexpired_claims_past_their_end(self):
@@ -207,15 +205,9 @@ class CandidatePlanMixin:
             if statistics:
                 with self.engine.begin() as conn:
                     conn.exec_driver_sql(self.ANALYZE_CLAIMS)
-            statement, params = next(
-                s for s in base.statements(
-                    self.engine, lambda: claims_db.list_expired(
-                        pool_context.get_admin_context(), now, 'host',
-                        ['host'], 50))
-                if 'FROM claims' in s[0])
-            with self.engine.connect() as conn:
-                plan = self.plan_text(conn.exec_driver_sql(
-                    'EXPLAIN ' + statement, params).mappings().all())
+            plan = self.explained(lambda: claims_db.list_expired(
+                pool_context.get_admin_context(), now, 'host', ['host'], 50),
+                'FROM claims')
             self.assertIn('claims_state_lifespan_end_idx', plan,
                           (statistics, plan))
 

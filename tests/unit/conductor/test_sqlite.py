@@ -45,6 +45,13 @@ def _plan(engine, stmt, params: dict) -> str:
                     tuple(values[name] for name in compiled.positiontup))
 
 
+def _plan_of(engine, read, needle: str) -> str:
+    """SQLite's plan of the statement holding needle that read() sends."""
+    statement, params = next(s for s in base.statements(engine, read)
+                             if needle in s[0])
+    return _explain(engine, statement, params)
+
+
 def _write() -> bool:
     with db_api.writer_connection(pool_context.get_admin_context()) as conn:
         conn.execute(sa.text('SELECT 1'))
@@ -279,13 +286,9 @@ class AlertsPlanTestCase(base.TestCase):
     def test_overview_reads_the_alerts_by_their_index(self):
         # Not every event back from the newest until enough alerts are
         # found (63 ms among 100,000 events, at each look).
-        def overview():
-            metrics_db.overview(self.context, 60, db_api.utcnow(), 10)
-        statement, params = next(
-            s for s in base.statements(self.db.engine, overview)
-            if 'level IN' in s[0])
-        self.assertIn('USING INDEX events_alerts_idx',
-                      _explain(self.db.engine, statement, params))
+        self.assertIn('USING INDEX events_alerts_idx', _plan_of(
+            self.db.engine, lambda: metrics_db.overview(
+                self.context, 60, db_api.utcnow(), 10), 'level IN'))
 
 
 class RetentionPlanTestCase(base.TestCase):
@@ -333,12 +336,10 @@ class FleetCountPlanTestCase(base.TestCase):
     def test_fleet_counts_read_an_index_of_the_node_states(self):
         # Not every row of the nodes table (125 ms among 100,000 nodes,
         # at each look at the overview and each scrape of /metrics).
-        statement, params = next(
-            s for s in base.statements(
-                self.db.engine, lambda: metrics_db.fleet(self.context, 60))
-            if 'GROUP BY nodes.provision_state' in s[0])
-        self.assertEqual('SCAN nodes USING COVERING INDEX nodes_states_idx',
-                         _explain(self.db.engine, statement, params))
+        self.assertEqual(
+            'SCAN nodes USING COVERING INDEX nodes_states_idx', _plan_of(
+                self.db.engine, lambda: metrics_db.fleet(self.context, 60),
+                'GROUP BY nodes.provision_state'))
 
 
 class LifespanPlanTestCase(base.TestCase):
@@ -346,40 +347,32 @@ class LifespanPlanTestCase(base.TestCase):
     def test_expiry_reads_the_allocations_past_their_end(self):
         # Not every allocation without a claim, along the index of
         # claim_id (15 ms among 100,000 allocations, every 10 s).
-        statement, params = next(
-            s for s in base.statements(
-                self.db.engine, lambda: allocations_db.list_expired(
-                    self.context, db_api.utcnow(), 'host', ['host'], 50))
-            if 'FROM allocations' in s[0])
         self.assertEqual(
             'SEARCH allocations USING INDEX allocations_lifespan_end_idx '
-            '(lifespan_end<?)', _explain(self.db.engine, statement, params))
+            '(lifespan_end<?)', _plan_of(
+                self.db.engine, lambda: allocations_db.list_expired(
+                    self.context, db_api.utcnow(), 'host', ['host'], 50),
+                'FROM allocations'))
 
     def test_claims_expiry_reads_the_unexpired_claims_past_their_end(self):
         # Not every claim past its end, the expired ones included (they
         # stay until deleted), along the index of lifespan_end.
-        statement, params = next(
-            s for s in base.statements(
-                self.db.engine, lambda: claims_db.list_expired(
-                    self.context, db_api.utcnow(), 'host', ['host'], 50))
-            if 'FROM claims' in s[0])
         self.assertIn(
             'SEARCH claims USING INDEX claims_state_lifespan_end_idx '
-            '(state=? AND lifespan_end<?)',
-            _explain(self.db.engine, statement, params))
+            '(state=? AND lifespan_end<?)', _plan_of(
+                self.db.engine, lambda: claims_db.list_expired(
+                    self.context, db_api.utcnow(), 'host', ['host'], 50),
+                'FROM claims'))
 
     def test_window_end_notices_read_the_allocations_ending_soon(self):
         # Not every active allocation, along the index of the state (35
         # ms among 100,000 allocations, every 10 s).
         now = db_api.utcnow()
-        statement, params = next(
-            s for s in base.statements(
-                self.db.engine, lambda: self._ending(now))
-            if 'FROM allocations' in s[0])
         self.assertEqual(
             'SEARCH allocations USING INDEX allocations_lifespan_end_idx '
-            '(lifespan_end>? AND lifespan_end<?)',
-            _explain(self.db.engine, statement, params))
+            '(lifespan_end>? AND lifespan_end<?)', _plan_of(
+                self.db.engine, lambda: self._ending(now),
+                'FROM allocations'))
 
     def _ending(self, now):
         with self.db.engine.connect() as conn:
