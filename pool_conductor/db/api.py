@@ -61,12 +61,11 @@ class _WriterTurns:
 
     A writer that finds the database locked waits in SQLite's busy
     handler, which sleeps 1, 2, 5, 10 ... 100 ms between looks, so that
-    the lock stays free while the next writer sleeps: with many request
-    threads, pool-server's writers spent most of their time asleep
-    beside a free database. The writers of one process wait for each
-    other on a lock of the process instead, woken as soon as it is
-    given back; SQLite's busy handler still orders them with other
-    processes.
+    under load the lock often stood free while the next writer slept
+    (pool-server's request threads waited on it for most of the time
+    they took). The writers of one process wait for each other on a lock
+    of the process instead, woken as soon as it is given back; SQLite's
+    busy handler still orders them with other processes.
 
     The turn is taken before BEGIN IMMEDIATE and given back after the
     transaction ends however it ends: COMMIT, ROLLBACK (the pool's reset
