@@ -1,11 +1,9 @@
 """The Flask application factory."""
 import re
-import time
 
 import flask
 from oslo_config import cfg
 from oslo_context import context as oslo_context
-from oslo_log import log
 from oslo_middleware import healthcheck
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
@@ -16,6 +14,7 @@ from pool_api import errors
 from pool_api import microversion
 from pool_api import params
 from pool_api import policy
+from pool_api import request_log
 from pool_api import request_metrics
 from pool_api import routes
 from pool_api import turns
@@ -27,7 +26,6 @@ from pool_conductor import filters
 from pool_conductor import rpcapi
 from pool_conductor import waiting
 
-LOG = log.getLogger(__name__)
 
 # Requests to these paths ignore version headers, as Ironic's root does.
 _UNVERSIONED = ('/', '/v1/openapi.json', '/metrics',
@@ -91,7 +89,7 @@ def _before_request() -> None:
     flask.g.version = None
     flask.g.context = _context()
     # For the request's line in the log.
-    flask.request.environ[_CONTEXT] = flask.g.context
+    flask.request.environ[request_log.CONTEXT] = flask.g.context
     for name, value in (flask.request.view_args or {}).items():
         if len(value) > MAX_IDENT_LENGTH:
             raise exception.InvalidParameterValue(
@@ -246,7 +244,6 @@ class _ProxyHeaders:
         return self.app(environ, start_response)
 
 
-_CONTEXT = 'pool.context'
 # A request ID a client may send, to be kept as the global request ID.
 _GLOBAL_REQUEST_ID = re.compile(
     r'req-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}')
@@ -279,63 +276,12 @@ class _RequestId:
         return self.app(environ, start)
 
 
-class _RequestLog:
-    """One line in the log for every request once it is answered, as
-    OpenStack services write it: the context of the request (its ID, the
-    user and the project), the client, the request line, the status, the
-    length of the body and the time taken. Inside _RequestId, which gives
-    each request a new ID (an ID the client sends is only kept as the
-    global request ID) and returns it in X-Openstack-Request-Id; outside
-    the authentication, so that refused requests are written too."""
-
-    def __init__(self, app):
-        self.app = app
-
-    @staticmethod
-    def _context(environ: dict):
-        context = environ.get(_CONTEXT)
-        if context is None:
-            # The request did not reach the application (refused by the
-            # authentication, too large, the health check).
-            context = oslo_context.RequestContext(
-                request_id=environ.get(request_id.ENV_REQUEST_ID),
-                global_request_id=environ.get(request_id.GLOBAL_REQ_ID),
-                user_id=environ.get('HTTP_X_USER_ID'),
-                project_id=environ.get('HTTP_X_PROJECT_ID'),
-                overwrite=False)
-        return context
-
-    def __call__(self, environ: dict, start_response):
-        started = time.monotonic()
-        answer = {}
-
-        def start(status: str, headers: list, exc_info=None):
-            answer['status'] = status.split(' ', 1)[0]
-            answer['length'] = next((v for k, v in headers
-                                     if k.lower() == 'content-length'), '-')
-            return start_response(status, headers, exc_info)
-
-        try:
-            return self.app(environ, start)
-        finally:
-            query = environ.get('QUERY_STRING')
-            LOG.info('%s "%s %s%s %s" status: %s len: %s time: %.7f',
-                     environ.get('REMOTE_ADDR') or '-',
-                     environ.get('REQUEST_METHOD'),
-                     environ.get('PATH_INFO'),
-                     '?' + query if query else '',
-                     environ.get('SERVER_PROTOCOL'),
-                     answer.get('status', '-'), answer.get('length', '-'),
-                     time.monotonic() - started,
-                     extra={'context': self._context(environ)})
-
-
 def _middleware(app):
     """The WSGI pipeline around the application, outermost last."""
     app = dashboard_session.wrap(app)
     app = _BodySizeLimit(app)
     app = _Healthcheck(app)
-    app = _RequestLog(app)
+    app = request_log.RequestLog(app)
     app = _RequestId(app)
     return _CloseUnreadBody(_ProxyHeaders(app))
 

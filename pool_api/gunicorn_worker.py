@@ -1,12 +1,15 @@
 """gunicorn's threaded worker, answering its own errors in Ironic's shape."""
 import errno
+import socket
 import ssl
+import struct
 
 from gunicorn.http import errors as http_errors
 from gunicorn import util
 from gunicorn.workers import gthread
 
 from pool_api import errors
+from pool_api import request_log
 from pool_conductor.conf import CONF
 
 # The status of the requests gunicorn refuses, where it is not 400.
@@ -35,6 +38,12 @@ def status_of(exc: BaseException) -> int:
     return 500
 
 
+def _timeval(seconds: float) -> bytes:
+    """seconds as the struct timeval of a socket option."""
+    whole = int(seconds)
+    return struct.pack('ll', whole, int((seconds - whole) * 1e6))
+
+
 def _close_graceful(sock) -> None:
     sock.setblocking(True)
     util.close_graceful(sock)
@@ -46,11 +55,18 @@ class _Connection(gthread.TConn):
     pool = None
 
     def init(self):
+        first = not self.initialized
         super().init()
-        # The request thread has just made the socket blocking: without a
-        # timeout, a client that stops sending its headers or body would
-        # hold the thread for ever.
-        self.sock.settimeout(CONF.api.client_socket_timeout)
+        if first:
+            # Without a timeout, a client that stops sending its headers
+            # or body would hold a request thread for ever. The kernel's
+            # timeouts, not Python's: those poll() before every read and
+            # write, and each poll gives the interpreter lock up.
+            timeout = _timeval(CONF.api.client_socket_timeout)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                                 timeout)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                                 timeout)
 
     def close(self, graceful=False):
         # gunicorn lingers for the client to close its end on the worker's
@@ -88,6 +104,13 @@ class ThreadWorker(gthread.ThreadWorker):
     def load_wsgi(self):
         super().load_wsgi()
         self.wsgi = _closing(self.wsgi)
+        request_log.start()
+
+    def run(self):
+        try:
+            super().run()
+        finally:
+            request_log.stop()
 
     def accept(self, listener):
         # gthread's accept(), with the connection class above.

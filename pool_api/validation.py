@@ -12,6 +12,7 @@ import jsonschema
 from webob import exc as webob_exc
 
 from pool_api.schemas import common
+from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor import documents
 from pool_conductor import exception
@@ -164,6 +165,11 @@ def body() -> bytes:
     except webob_exc.HTTPException:
         # oslo.middleware's body size limit: its own answer, 413.
         raise
+    except (TimeoutError, BlockingIOError):
+        # Python's timeout of the socket, or the kernel's (pool-api).
+        raise exception.Invalid(
+            'The request body could not be read: none of it came for %s '
+            'seconds.' % CONF.api.client_socket_timeout) from None
     except Exception as exc:
         # Each WSGI server raises its own errors for a body that does not
         # arrive as announced (gunicorn's are not OSError or ValueError).

@@ -8,6 +8,7 @@ from oslo_log import log
 from pool_api import app
 from pool_api import cheroot_server
 from pool_api.cmd import listen
+from pool_api import request_log
 from pool_conductor.cmd import common
 from pool_conductor.conf import CONF
 from pool_conductor.db import migration
@@ -58,6 +59,7 @@ def main() -> None:
             exist_ok=True)
     migration.upgrade()
     cheroot_server.attach(server, app.create_app())
+    request_log.start()
     conductor = service.ConductorService()
     conductor.start()
     LOG.info('pool-server serves the API on http://%s:%d ([DEFAULT] '
@@ -70,5 +72,6 @@ def main() -> None:
         common.wait_for_signal()
     finally:
         server.stop()
+        request_log.stop()
         conductor.stop()
         rpc.cleanup()

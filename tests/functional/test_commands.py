@@ -104,3 +104,35 @@ class TestCommands(testtools.TestCase):
                                   '--port', str(port))
         self.assertEqual(1, result.returncode, result.stderr)
         self.assertIn('port %d: the port is in use' % port, result.stderr)
+
+    def test_server_writes_every_request_line_before_it_stops(self):
+        port = cluster.free_port()
+        log = os.path.join(self.dir, 'pool.log')
+        proc = subprocess.Popen(
+            cluster._python_main(COMMANDS['pool-server'], 'pool-server')
+            + ['--config-file', self.conf, '--port', str(port),
+               '--log-file', log],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=self.dir)
+        self.addCleanup(cluster.stop_process, proc)
+        url = 'http://127.0.0.1:%d/v1' % port
+        for _attempt in range(300):
+            try:
+                with urllib.request.urlopen(url, timeout=5) as resp:
+                    self.assertEqual(200, resp.status)
+                    break
+            except OSError:
+                self.assertIsNone(proc.poll(), 'pool-server exited')
+                time.sleep(0.2)
+        else:
+            self.fail('pool-server did not answer on port %d' % port)
+        for _ in range(20):
+            with urllib.request.urlopen(url + '/nodes?limit=3',
+                                        timeout=5) as resp:
+                self.assertEqual(200, resp.status)
+        # Stopped at once: the lines still queued are written as it stops.
+        proc.terminate()
+        self.assertEqual(0, proc.wait(30))
+        with open(log) as f:
+            self.assertEqual(20, f.read().count(
+                '"GET /v1/nodes?limit=3 HTTP/1.1" status: 200'))

@@ -534,7 +534,7 @@ class HostileInputMixin:
                 'short body': post + b'Content-Length: 100\r\n\r\n'
                                      b'{"driver": '}.items():
             answer = self.send(data, keep_open=True)
-            self.assertRefused(answer, name, (400,))
+            self.assertFault(answer, 'none of it came for', name)
             self.assertGreater(answer[3], CLIENT_SOCKET_TIMEOUT / 2, name)
         self.assertEqual(before, self.snapshot())
 

@@ -1,6 +1,7 @@
-"""pool-api's metrics across gunicorn workers: every worker's requests
-in every scrape, exactly."""
+"""pool-api's metrics and request log across gunicorn workers: every
+worker's requests in every scrape, exactly, and in the log, once each."""
 import concurrent.futures
+import signal
 import urllib.request
 
 from prometheus_client import parser
@@ -45,6 +46,19 @@ class MetricsWorkersMixin(cluster.ClusterTestMixin):
                 v for (name, labels), v in found.items()
                 if name == 'pool_nodes'
                 and ('provision_state', 'available') in labels))
+
+    def test_every_workers_requests_are_in_the_log_once(self):
+        line = '"GET /v1/nodes?limit=7 HTTP/1.1" status: 200'
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            statuses = list(pool.map(
+                lambda _: self.cluster.request(
+                    'GET', '/v1/nodes?limit=7')[0], range(REQUESTS)))
+        self.assertEqual([200] * REQUESTS, statuses)
+        # Lines still to write when the workers stop are written then.
+        api = self.cluster.apis[0]
+        self.cluster.signal(api, signal.SIGTERM)
+        self.cluster.procs[api].wait(30)
+        self.assertEqual(REQUESTS, self.cluster.log(api).count(line))
 
 
 class PostgreSQLMetricsWorkersTestCase(MetricsWorkersMixin,

@@ -496,7 +496,7 @@ class RequestLogTestCase(base.APITestCase):
 
     def test_the_line_carries_the_context(self):
         self.useFixture(fixtures.MonkeyPatch(
-            'pool_api.app.LOG.logger.handle',
+            'pool_api.request_log.LOG.logger.handle',
             self.capture))
         self.records = []
         resp = self.get('/v1/nodes',
