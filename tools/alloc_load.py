@@ -150,7 +150,8 @@ def list_all(client: Client, collection: str, query: dict) -> list[dict]:
 
 
 class CpuSampler:
-    """CPU seconds of processes by group, from /proc."""
+    """CPU seconds of processes by group, from /proc, and the load
+    generator's own (group load)."""
 
     def __init__(self, watches: list[str]):
         self.groups = [(name, re.compile(regex)) for name, regex in
@@ -175,6 +176,9 @@ class CpuSampler:
                     found[int(pid)] = (name, (int(fields[11]) + int(
                         fields[12])) / self.tick)
                     break
+        # The load generator's own share of the machine.
+        times = os.times()
+        found[os.getpid()] = ('load', times.user + times.system)
         return found
 
     @staticmethod
@@ -469,7 +473,8 @@ def main() -> None:
     parser.add_argument('--watch', action='append', default=[],
                         metavar='NAME=REGEX',
                         help='count the CPU of processes whose command line '
-                             'matches REGEX as NAME')
+                             'matches REGEX as NAME (its own CPU is counted '
+                             'as load)')
     args = parser.parse_args()
     load = Load(args)
     nodes = load.enroll(args.nodes)
