@@ -79,8 +79,8 @@ class TestCommands(testtools.TestCase):
             'assign requested address; check --host and --port ([api] '
             'host_ip and port).\n', result.stderr)
 
-    def test_server_listens_on_the_port_of_the_command_line(self):
-        port = cluster.free_port()
+    def start_server(self, port: int) -> subprocess.Popen:
+        """pool-server on port, logging to pool.log, once it answers."""
         proc = subprocess.Popen(
             cluster._python_main(COMMANDS['pool-server'], 'pool-server')
             + ['--config-file', self.conf, '--port', str(port),
@@ -93,12 +93,15 @@ class TestCommands(testtools.TestCase):
             try:
                 with urllib.request.urlopen(url, timeout=5) as resp:
                     self.assertEqual(200, resp.status)
-                    break
+                    return proc
             except OSError:
                 self.assertIsNone(proc.poll(), 'pool-server exited')
                 time.sleep(0.2)
-        else:
-            self.fail('pool-server did not answer on port %d' % port)
+        self.fail('pool-server did not answer on port %d' % port)
+
+    def test_server_listens_on_the_port_of_the_command_line(self):
+        port = cluster.free_port()
+        self.start_server(port)
         # A second one on the same port says so and stops.
         result = self.run_command('pool-server', '--config-file', self.conf,
                                   '--port', str(port))
@@ -107,32 +110,15 @@ class TestCommands(testtools.TestCase):
 
     def test_server_writes_every_request_line_before_it_stops(self):
         port = cluster.free_port()
-        log = os.path.join(self.dir, 'pool.log')
-        proc = subprocess.Popen(
-            cluster._python_main(COMMANDS['pool-server'], 'pool-server')
-            + ['--config-file', self.conf, '--port', str(port),
-               '--log-file', log],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            cwd=self.dir)
-        self.addCleanup(cluster.stop_process, proc)
-        url = 'http://127.0.0.1:%d/v1' % port
-        for _attempt in range(300):
-            try:
-                with urllib.request.urlopen(url, timeout=5) as resp:
-                    self.assertEqual(200, resp.status)
-                    break
-            except OSError:
-                self.assertIsNone(proc.poll(), 'pool-server exited')
-                time.sleep(0.2)
-        else:
-            self.fail('pool-server did not answer on port %d' % port)
+        proc = self.start_server(port)
         for _ in range(20):
-            with urllib.request.urlopen(url + '/nodes?limit=3',
-                                        timeout=5) as resp:
+            with urllib.request.urlopen(
+                    'http://127.0.0.1:%d/v1/nodes?limit=3' % port,
+                    timeout=5) as resp:
                 self.assertEqual(200, resp.status)
         # Stopped at once: the lines still queued are written as it stops.
         proc.terminate()
         self.assertEqual(0, proc.wait(30))
-        with open(log) as f:
+        with open(os.path.join(self.dir, 'pool.log')) as f:
             self.assertEqual(20, f.read().count(
                 '"GET /v1/nodes?limit=3 HTTP/1.1" status: 200'))
