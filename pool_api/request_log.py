@@ -46,6 +46,8 @@ class Writer:
 
     def start(self) -> None:
         """Write this process's request lines from now on."""
+        # A forked process's copy of its parent's queue is the parent's
+        # to write.
         self.records.clear()
         self.stopping.clear()
         self.pid = os.getpid()
