@@ -34,6 +34,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import events
 from pool_conductor import exception
+from pool_conductor import expiry
 from pool_conductor import handles
 from pool_conductor import lifecycle
 from pool_conductor import lifespans
@@ -675,7 +676,7 @@ def _release(conn, claim, now: datetime.datetime) -> list[int]:
                                        for r in claim.resources])
     torn_down = []
     for node in held:
-        values = lifespans.torn_down(node, now)
+        values = expiry.torn_down(node, now)
         index = resource_of[node.allocation_id]
         resource = (claim.resources[index]
                     if index is not None and index < len(claim.resources)
@@ -830,9 +831,9 @@ def _expire_one(context, claim_id: int) -> bool:
 def expire(context, host: str) -> int:
     """Release the machines of claims whose lifespan has ended and make
     them expired: those of this conductor, of no conductor and of dead
-    ones (a takeover, as lifespans.expire()). Never raises.
+    ones (a takeover, as expiry.expire()). Never raises.
 
     :returns: how many claims this call expired.
     """
-    return lifespans.expire_each(context, host, claims_db.list_expired,
+    return expiry.expire_each(context, host, claims_db.list_expired,
                                  _expire_one, 'claim')

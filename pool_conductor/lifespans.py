@@ -9,30 +9,16 @@ machine a broker made: pool_conductor.autofill). An allocation's
 ``lifespan_end`` is the
 requested end, else now plus ``default``; never later than the limits.
 When it passes, a conductor releases the allocation through the binding
-writer, as returnMachines with force does.
+writer, as returnMachines with force does: that round is
+pool_conductor.expiry's; this module holds the rules only.
 """
 import datetime
 import re
 
-from oslo_log import log
-
-from pool_conductor import binding
-from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
-from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
-from pool_conductor.db import slots as slots_db
-from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import payloads
-from pool_conductor import provisioning
-from pool_conductor import retry
-from pool_conductor import rounds
-from pool_conductor import states
-from pool_conductor import window_policy
-
-LOG = log.getLogger(__name__)
 
 KEYS = ('default', 'maximum', 'relative_maximum', 'unclaimed')
 UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
@@ -42,8 +28,6 @@ _PART = re.compile(r'([0-9]+)([smhdw])')
 # The longest duration: a lifespan beyond it is a mistake, and datetimes
 # end in the year 9999.
 LONGEST = datetime.timedelta(days=36500)
-# Expired allocations released per conductor and round.
-BATCH = 100
 
 
 def duration(text: str, key: str = 'lifespan') -> datetime.timedelta:
@@ -104,12 +88,12 @@ def end(policy: dict | None, created: datetime.datetime,
         if requested <= now:
             raise exception.InvalidParameterValue(
                 err='lifespan_end %s is not in the future.'
-                    % _iso(requested))
+                    % iso(requested))
         if latest is not None and requested > latest:
             raise exception.InvalidParameterValue(
                 err='lifespan_end %s is later than %s lifespan allows: '
                     'the latest end allowed is %s.'
-                    % (_iso(requested), holder, _iso(latest)))
+                    % (iso(requested), holder, iso(latest)))
         return requested
     default = (policy or {}).get('default')
     ends = [e for e in (now + duration(default) if default else None,
@@ -180,91 +164,11 @@ def changed_end(context, pool: str, created: datetime.datetime,
             raise exception.InvalidParameterValue(
                 err='lifespan_end cannot be removed: the lifespan of pool '
                     '%s has a maximum; the latest end allowed is %s.'
-                    % (pool, _iso(latest_end(policy, created, now))))
+                    % (pool, iso(latest_end(policy, created, now))))
         return None
     return end(policy, created, now, requested)
 
 
-def _iso(value: datetime.datetime) -> str:
+def iso(value: datetime.datetime) -> str:
+    """A time as lifespan messages give it."""
     return value.replace(microsecond=0).isoformat() + '+00:00'
-
-
-def expire(context, host: str) -> int:
-    """Release the allocations whose lifespan has ended: those of this
-    conductor, of no conductor, and of dead ones (a takeover, so that a
-    dead conductor does not stop expiry). Never raises.
-
-    :returns: how many allocations this call released.
-    """
-    return expire_each(context, host, allocations_db.list_expired,
-                       _expire_one, 'allocation')
-
-
-def expire_each(context, host: str, list_expired, expire_one,
-                kind: str) -> int:
-    """One expiry round over rows of a kind (allocations, claims): those
-    list_expired(context, now, host, hosts, limit) finds past their end
-    among the rows this conductor serves, each released by
-    expire_one(context, id) (with a deadlock retry), which says whether
-    it released it. Never raises.
-
-    :returns: how many rows this round released.
-    """
-    def expire(row_id) -> bool:
-        if not retry.on_deadlock(expire_one, context, row_id):
-            return False
-        LOG.info('%s %s reached the end of its lifespan and was released',
-                 kind.capitalize(), row_id)
-        return True
-    return rounds.run(lambda: list_expired(
-        context, db_api.utcnow(), host, rounds.hosts_to_serve(context, host),
-        BATCH), expire, 'releasing expired %ss' % kind)
-
-
-def _expire_one(context, alloc_id: int) -> bool:
-    """Release one expired allocation and its node, in one transaction.
-
-    The node is locked before the allocation (the lock order of every
-    writer), and the allocation's end is read again under its lock, so
-    that an extension or a deletion that came first wins.
-    """
-    now = db_api.utcnow()
-    with db_api.writer_connection(context) as conn:
-        found = allocations_db.expired(conn, alloc_id, now)
-        if found is None:
-            return False
-        nodes = (binding_db.lock_nodes(conn, [found.node_id])
-                 if found.node_id is not None else [])
-        if allocations_db.expired(conn, alloc_id, now, lock=True) is None:
-            return False
-        alloc = allocations_db.by_id(conn, alloc_id)
-        expired = events.Event(
-            'allocation', alloc.uuid, 'pool.lifespan.expired',
-            object_name=alloc.name, prev_state=alloc.state,
-            message='The lifespan of allocation %s ended at %s' % (
-                alloc.uuid, _iso(alloc.lifespan_end)), owner=alloc.owner,
-            payload=payloads.allocation(alloc))
-        # A window's end is a transition of its own.
-        also = [expired] + ([window_policy.ended(alloc)]
-                            if alloc.start_at is not None else [])
-        if nodes and nodes[0].allocation_id == alloc_id:
-            binding.release(conn, nodes, force=True,
-                            values=torn_down(nodes[0], now), also=also)
-        else:
-            slots_db.drop(conn, [alloc_id])
-            allocations_db.delete(conn, alloc_id)
-            events.record(conn, also + [events.Event(
-                'allocation', alloc.uuid, 'baremetal.allocation.delete.end',
-                object_name=alloc.name, prev_state=alloc.state,
-                owner=alloc.owner, payload=payloads.allocation(alloc))])
-        return True
-
-
-def torn_down(node, now: datetime.datetime) -> dict:
-    """The fields an expiry changes besides the binding: a deployed node
-    is undeployed (deleting, then moved on to available by a conductor's
-    provisioning check, as the provision state API undeploys), for the
-    end of a lifespan is a hard end."""
-    if node.provision_state not in states.VERBS['undeploy'][0]:
-        return {}
-    return {**provisioning.begin('undeploy', now), 'instance_info': {}}

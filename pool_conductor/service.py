@@ -12,13 +12,13 @@ from pool_conductor import claims
 from pool_conductor import conductors
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
-from pool_conductor import healing
-from pool_conductor import lifespans
-from pool_conductor import maintenance_windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
+from pool_conductor import expiry
 from pool_conductor import external
+from pool_conductor import healing
+from pool_conductor import maintenance_windows
 from pool_conductor.manager import ConductorManager
 from pool_conductor import metrics
 from pool_conductor import notifications
@@ -27,7 +27,6 @@ from pool_conductor import provisioning
 from pool_conductor import rounds
 from pool_conductor import rpc
 from pool_conductor import sequencer
-from pool_conductor import window_policy
 from pool_conductor import windows
 from pool_conductor import workflows
 
@@ -249,7 +248,7 @@ class ConductorService:
     def check_lifespans(self) -> None:
         """Periodic task: release allocations and claims whose lifespan
         has ended, and undeploy their deployed nodes; never raises."""
-        if (lifespans.expire(self.context, self.host)
+        if (expiry.expire(self.context, self.host)
                 + claims.expire(self.context, self.host)):
             provisioning.check(self.context, self.host)
 
@@ -265,8 +264,8 @@ class ConductorService:
         windows near their end and reclaim the idle ones; never raises."""
         healing.check(self.context, self.host)
         windows.start_due(self.context, self.host, self.worker.submit)
-        window_policy.notify_before_end(self.context)
-        if window_policy.reclaim_idle(self.context)[1]:
+        expiry.notify_before_end(self.context)
+        if expiry.reclaim_idle(self.context)[1]:
             # A reclaimed node's release actions move on as an expiry's.
             provisioning.check(self.context, self.host)
         maintenance_windows.check(self.context, self.host)

@@ -14,30 +14,21 @@ bookings of a project cannot both pass one. An extension (a later
 lifespan_end) keeps to max_duration, the grid and the caps.
 
 A started window whose node saw no deployment is warned at half of
-idle_reclaim_after and released when it has passed; a started window
-whose end is within before_end is announced once per end.
+idle_reclaim_after and released when it has passed (deployed() says
+whether it saw one); a started window whose end is within before_end is
+announced once per end. Those rounds are pool_conductor.expiry's; this
+module holds the rules only.
 """
 import datetime
 
-from oslo_log import log
-
-from pool_conductor import binding
 from pool_conductor.conf import CONF
-from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
-from pool_conductor.db import binding as binding_db
 from pool_conductor.db import window_policy as policy_db
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import external
 from pool_conductor import payloads
-from pool_conductor import retry
 from pool_conductor import states
 
-LOG = log.getLogger(__name__)
-
-# Windows a conductor reclaims or announces per round.
-BATCH = 100
 # How many overlapping windows a refusal names.
 _NAMED = 5
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -48,7 +39,7 @@ def _iso(value: datetime.datetime) -> str:
     return value.replace(microsecond=0).isoformat() + 'Z'
 
 
-def _span(seconds: float) -> str:
+def span(seconds: float) -> str:
     """A duration as the API reads them: 30d, 1d12h, 90s."""
     seconds = int(seconds)
     if seconds <= 0:
@@ -92,7 +83,7 @@ def check_grid(value: datetime.datetime, key: str) -> None:
         err='%s %s is not on the grid of windows (every %s, '
             '[reservations] granularity); the nearest valid times are %s '
             'and %s.' % (key, _iso(value) if value.microsecond == 0
-                         else value.isoformat() + 'Z', _span(step),
+                         else value.isoformat() + 'Z', span(step),
                          _iso(found[0]), _iso(found[1])))
 
 
@@ -109,15 +100,15 @@ def check_bounds(start: datetime.datetime, end: datetime.datetime,
             err='start_at %s is too far ahead: windows start within %s '
                 'of now ([reservations] max_advance); the latest start '
                 'allowed now is %s.' % (
-                    _iso(start), _span(conf.max_advance),
+                    _iso(start), span(conf.max_advance),
                     _iso(now + conf.max_advance * _SECOND)))
     length = end - start
     if conf.min_duration and length < conf.min_duration * _SECOND:
         raise exception.InvalidParameterValue(
             err='The window from %s to %s lasts %s, less than the %s '
                 'allowed at least ([reservations] min_duration).' % (
-                    _iso(start), _iso(end), _span(length.total_seconds()),
-                    _span(conf.min_duration)))
+                    _iso(start), _iso(end), span(length.total_seconds()),
+                    span(conf.min_duration)))
     _check_longest(start, end, 'The window from %s to %s' % (
         _iso(start), _iso(end)))
     check_grid(start, 'start_at')
@@ -131,8 +122,8 @@ def _check_longest(start: datetime.datetime, end: datetime.datetime,
         raise exception.InvalidParameterValue(
             err='%s lasts %s, more than the %s allowed ([reservations] '
                 'max_duration); the latest end allowed is %s.' % (
-                    what, _span((end - start).total_seconds()),
-                    _span(longest), _iso(start + longest * _SECOND)))
+                    what, span((end - start).total_seconds()),
+                    span(longest), _iso(start + longest * _SECOND)))
 
 
 def at_once(windows: list) -> int:
@@ -258,62 +249,6 @@ def check_extension(conn, alloc, new_end: datetime.datetime | None
                     new=False)
 
 
-# Transition events -----------------------------------------------------
-
-def ended(alloc) -> events.Event:
-    """The event of a window released at its end (its lifespan_end)."""
-    return events.Event(
-        'allocation', alloc.uuid, 'pool.allocation.ended',
-        object_name=alloc.name, prev_state=alloc.state, owner=alloc.owner,
-        message='The window of allocation %s ended at %s.'
-                % (alloc.uuid, _iso(alloc.lifespan_end)),
-        payload=payloads.allocation(alloc))
-
-
-def notify_before_end(context) -> int:
-    """Emit pool.allocation.before_end for each started window whose end
-    is within [reservations] before_end, once per end (any conductor: a
-    compare-and-swap records it). Never raises.
-
-    :returns: how many this call emitted.
-    """
-    ahead = CONF.reservations.before_end
-    if not ahead:
-        return 0
-
-    def one(row) -> bool:
-        with db_api.writer_connection(context) as conn:
-            if not policy_db.mark_end_notified(conn, row.id,
-                                               row.lifespan_end):
-                return False
-            alloc = allocations_db.by_id(conn, row.id)
-            events.record(conn, [events.Event(
-                'allocation', row.uuid, 'pool.allocation.before_end',
-                object_name=row.name, state=row.state, owner=row.owner,
-                message='The window of allocation %s ends at %s.'
-                        % (row.uuid, _iso(row.lifespan_end)),
-                payload=payloads.allocation(alloc))])
-            return True
-    try:
-        now = db_api.utcnow()
-        with db_api.reader(context) as session:
-            rows = policy_db.ending(session.connection(), now,
-                                    now + ahead * _SECOND, BATCH)
-    except Exception as exc:
-        LOG.warning('Looking for windows near their end failed: %s', exc)
-        return 0
-    done = 0
-    for row in rows:
-        try:
-            done += retry.on_deadlock(one, row)
-        except Exception as exc:
-            LOG.warning('Announcing the end of allocation %(uuid)s failed: '
-                        '%(exc)s', {'uuid': row.uuid, 'exc': exc})
-    return done
-
-
-# Idle reclaim ----------------------------------------------------------
-
 def deployed(row) -> bool:
     """Whether a started window's node saw a deployment since the start:
     its provision state is not available (deploying, active, failed...),
@@ -324,92 +259,13 @@ def deployed(row) -> bool:
             or bool(row.instance_info))
 
 
-def reclaim_idle(context) -> tuple[int, int]:
-    """Warn (pool.allocation.idle_warning) the started windows whose node
-    saw no deployment for half of [reservations] idle_reclaim_after since
-    their start, and release (pool.allocation.reclaimed) those for which
-    all of it passed. Never raises.
+# Transition events -----------------------------------------------------
 
-    :returns: (warned, reclaimed) by this call.
-    """
-    after = CONF.reservations.idle_reclaim_after
-    if not after:
-        return 0, 0
-    warned = reclaimed = 0
-    try:
-        now = db_api.utcnow()
-        with db_api.reader(context) as session:
-            rows = policy_db.idle_candidates(
-                session.connection(), now - after / 2 * _SECOND,
-                now - after * _SECOND, BATCH)
-    except Exception as exc:
-        LOG.warning('Looking for idle windows failed: %s', exc)
-        return 0, 0
-    for row in rows:
-        if deployed(row):
-            continue
-        try:
-            if row.start_at + after * _SECOND <= now:
-                node = retry.on_deadlock(_reclaim, context, row.id, now)
-                if node is not None:
-                    reclaimed += 1
-                    LOG.info('Allocation %s was reclaimed: its node saw no '
-                             'deployment', row.uuid)
-                    if node.external_claim is not None:
-                        external.release_idle(context, node.id)
-            elif row.idle_warned_at is None:
-                warned += retry.on_deadlock(_warn, context, row, now)
-        except Exception as exc:
-            LOG.warning('Reclaiming idle allocation %(uuid)s failed: '
-                        '%(exc)s', {'uuid': row.uuid, 'exc': exc})
-    return warned, reclaimed
-
-
-def _warn(context, row, now: datetime.datetime) -> bool:
-    after = CONF.reservations.idle_reclaim_after
-    with db_api.writer_connection(context) as conn:
-        if not policy_db.mark_idle_warned(conn, row.id, now):
-            return False
-        alloc = allocations_db.by_id(conn, row.id)
-        events.record(conn, [events.Event(
-            'allocation', row.uuid, 'pool.allocation.idle_warning',
-            object_name=row.name, state=row.state, owner=row.owner,
-            level='warning',
-            message='Node %s of allocation %s saw no deployment since the '
-                    'window started at %s; the allocation is released at '
-                    '%s unless the node is deployed.'
-                    % (row.node_uuid, row.uuid, _iso(row.start_at),
-                       _iso(row.start_at + after * _SECOND)),
-            payload=payloads.allocation(alloc))])
-        return True
-
-
-def _reclaim(context, alloc_id: int, now: datetime.datetime):
-    """Release an idle window and its node, its node's lock first, the
-    window read again under it (a deployment that came first wins).
-
-    :returns: the node as locked, None when it was not released.
-    """
-    after = CONF.reservations.idle_reclaim_after
-    with db_api.writer_connection(context) as conn:
-        row = policy_db.started_window(conn, alloc_id)
-        if row is None:
-            return None
-        nodes = binding_db.lock_nodes(conn, [row.node_id])
-        row = policy_db.started_window(conn, alloc_id)
-        if (row is None or not nodes or nodes[0].allocation_id != alloc_id
-                or deployed(row)
-                or row.start_at + after * _SECOND > now):
-            return None
-        alloc = allocations_db.by_id(conn, alloc_id)
-        binding.release(conn, nodes, also=[events.Event(
-            'allocation', alloc.uuid, 'pool.allocation.reclaimed',
-            object_name=alloc.name, prev_state=alloc.state,
-            owner=alloc.owner, level='warning',
-            message='Allocation %s was released: its node %s saw no '
-                    'deployment in the %s since the window started at %s '
-                    '([reservations] idle_reclaim_after).'
-                    % (alloc.uuid, row.node_uuid, _span(after),
-                       _iso(row.start_at)),
-            payload=payloads.allocation(alloc))])
-        return nodes[0]
+def ended(alloc) -> events.Event:
+    """The event of a window released at its end (its lifespan_end)."""
+    return events.Event(
+        'allocation', alloc.uuid, 'pool.allocation.ended',
+        object_name=alloc.name, prev_state=alloc.state, owner=alloc.owner,
+        message='The window of allocation %s ended at %s.'
+                % (alloc.uuid, _iso(alloc.lifespan_end)),
+        payload=payloads.allocation(alloc))

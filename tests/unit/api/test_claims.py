@@ -11,6 +11,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import expiry
 from pool_conductor import states
 from tests.unit.api import base as api_base
 
@@ -737,12 +738,11 @@ class ClaimChangeTestCase(ClaimTestBase):
         self.ok(self.delete(self.path), 204)
 
     def test_claim_allocations_not_expired_one_by_one(self):
-        from pool_conductor import lifespans
         with db_api.writer(self.context) as session:
             session.execute(sa.update(models.Allocation).values(
                 lifespan_end=db_api.utcnow()
                 - datetime.timedelta(seconds=1)))
-        self.assertEqual(0, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(0, expiry.expire(self.context, 'test-host'))
         self.assertEqual(2, len(self.get(self.path).get_json()[
             'allocations']))
 

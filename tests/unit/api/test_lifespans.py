@@ -8,6 +8,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor import exception
+from pool_conductor import expiry
 from pool_conductor import lifespans
 from pool_conductor import provisioning
 from tests import base
@@ -257,7 +258,7 @@ class ExpiryTestCase(api_base.APITestCase):
     def expire_now(self, host='test-host'):
         self.set_allocation(lifespan_end=db_api.utcnow()
                             - datetime.timedelta(seconds=1))
-        return lifespans.expire(self.context, host)
+        return expiry.expire(self.context, host)
 
     def assertReleased(self):
         self.assertError(404, self.get('/v1/allocations/%s'
@@ -269,7 +270,7 @@ class ExpiryTestCase(api_base.APITestCase):
         return node
 
     def test_not_before_its_end(self):
-        self.assertEqual(0, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(0, expiry.expire(self.context, 'test-host'))
         node = self.get('/v1/nodes/node-0').get_json()
         self.assertEqual(('InUse', ['leased']),
                          (node['pool_status'], node['profiles']))
@@ -295,7 +296,7 @@ class ExpiryTestCase(api_base.APITestCase):
     def test_allocation_of_a_live_conductor_left_to_it(self):
         self.set_allocation(conductor_affinity='other-host')
         self.assertEqual(0, self.expire_now())
-        self.assertEqual(1, lifespans.expire(self.context, 'other-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'other-host'))
         self.assertReleased()
 
     def test_allocation_of_a_dead_conductor_taken_over(self):
@@ -312,16 +313,16 @@ class ExpiryTestCase(api_base.APITestCase):
         self.set_allocation(lifespan_end=db_api.utcnow()
                             - datetime.timedelta(seconds=1))
         # The extension commits between the listing and the release.
-        real = lifespans.allocations_db.list_expired
+        real = expiry.allocations_db.list_expired
 
         def listed_then_extended(*args):
             found = real(*args)
             self.set_allocation(lifespan_end=later)
             return found
 
-        self.patch(lifespans.allocations_db, 'list_expired',
+        self.patch(expiry.allocations_db, 'list_expired',
                    listed_then_extended)
-        self.assertEqual(0, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(0, expiry.expire(self.context, 'test-host'))
         self.assertEqual('InUse', self.get('/v1/nodes/node-0').get_json()[
             'pool_status'])
 
@@ -337,5 +338,5 @@ class ExpiryTestCase(api_base.APITestCase):
             session.execute(sa.update(models.Node).where(
                 models.Node.uuid == self.node['uuid']).values(
                 reservation=None))
-        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'test-host'))
         self.assertReleased()

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from pool_conductor import claims
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
-from pool_conductor import lifespans
+from pool_conductor import expiry
 from tests.unit.api import test_claims
 
 
@@ -53,7 +53,7 @@ class AllocationParamsTestCase(test_claims.ClaimTestBase):
             session.execute(sa.update(models.Allocation).values(
                 lifespan_end=db_api.utcnow()
                 - datetime.timedelta(seconds=1)))
-        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'test-host'))
         self.assert_node_own()
 
     def test_pool_keeps_them(self):

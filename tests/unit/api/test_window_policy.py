@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
-from pool_conductor import lifespans
+from pool_conductor import expiry
 from pool_conductor import service
 from pool_conductor import window_policy
 from tests.unit.api import test_windows
@@ -226,14 +226,14 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     def test_idle_window_is_warned_then_reclaimed(self):
         self.config(idle_reclaim_after=3600, group='reservations')
         a = self.started_window()
-        self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
         self.set_start(a['uuid'], 31 * MINUTE)
-        self.assertEqual((1, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((1, 0), expiry.reclaim_idle(self.context))
         # Warned once.
-        self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
         self.assertEqual('active', self.allocation(a['uuid'])['state'])
         self.set_start(a['uuid'], 61 * MINUTE)
-        self.assertEqual((0, 1), window_policy.reclaim_idle(self.context))
+        self.assertEqual((0, 1), expiry.reclaim_idle(self.context))
         self.assertEqual(404, self.get('/v1/allocations/%s'
                                        % a['uuid']).status_code)
         node = self.get('/v1/nodes/%s' % a['node_uuid']).get_json()
@@ -256,14 +256,14 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.finish_provisioning()
         self.set_start(a['uuid'], 2 * HOUR)
         # Deployed (active), whatever its provision_updated_at says.
-        self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
         self.assertEqual('active', self.allocation(a['uuid'])['state'])
         # A deployment since the start counts, even undeployed since.
         with self.paused(), db_api.writer(self.context) as session:
             session.execute(sa.update(models.Node).values(
                 provision_state='available',
                 provision_updated_at=db_api.utcnow()))
-        self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
         self.assertEqual('active', self.allocation(a['uuid'])['state'])
 
     def test_deployed_windows_do_not_hide_idle_ones(self):
@@ -277,7 +277,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
                         {'target': 'active'})
         self.assertEqual(202, resp.status_code, resp.get_data())
         self.finish_provisioning()
-        self.assertEqual((1, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((1, 0), expiry.reclaim_idle(self.context))
         self.assertIn('pool.allocation.idle_warning',
                       self.events_of(idle['uuid']))
         self.assertNotIn('pool.allocation.idle_warning',
@@ -286,7 +286,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     def test_idle_reclaim_is_off_by_default(self):
         a = self.started_window()
         self.set_start(a['uuid'], 100 * HOUR)
-        self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
+        self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
         self.assertEqual('active', self.allocation(a['uuid'])['state'])
 
     # The notice before the end, and the end
@@ -294,24 +294,24 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     def test_before_end_is_emitted_once_per_end(self):
         self.config(before_end=3600, group='reservations')
         a = self.started_window()
-        self.assertEqual(0, window_policy.notify_before_end(self.context))
+        self.assertEqual(0, expiry.notify_before_end(self.context))
         self.set_end(a['uuid'], 59 * MINUTE)
-        self.assertEqual(1, window_policy.notify_before_end(self.context))
-        self.assertEqual(0, window_policy.notify_before_end(self.context))
+        self.assertEqual(1, expiry.notify_before_end(self.context))
+        self.assertEqual(0, expiry.notify_before_end(self.context))
         self.assertEqual(1, self.events_of(a['uuid']).count(
             'pool.allocation.before_end'))
         # An extension announces its new end again, once.
         self.extend(a['uuid'], db_api.utcnow().replace(microsecond=0)
                     + 2 * HOUR)
-        self.assertEqual(0, window_policy.notify_before_end(self.context))
+        self.assertEqual(0, expiry.notify_before_end(self.context))
         self.set_end(a['uuid'], 30 * MINUTE)
-        self.assertEqual(1, window_policy.notify_before_end(self.context))
-        self.assertEqual(0, window_policy.notify_before_end(self.context))
+        self.assertEqual(1, expiry.notify_before_end(self.context))
+        self.assertEqual(0, expiry.notify_before_end(self.context))
         self.assertEqual(2, self.events_of(a['uuid']).count(
             'pool.allocation.before_end'))
         self.config(before_end=0, group='reservations')
         self.set_end(a['uuid'], 10 * MINUTE)
-        self.assertEqual(0, window_policy.notify_before_end(self.context))
+        self.assertEqual(0, expiry.notify_before_end(self.context))
 
     def set_end(self, uuid, ahead):
         with self.paused(), db_api.writer(self.context) as session:
@@ -322,7 +322,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     def test_window_end_records_ended(self):
         a = self.started_window()
         self.set_end(a['uuid'], -MINUTE)
-        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'test-host'))
         found = self.events_of(a['uuid'])
         self.assertIn('pool.lifespan.expired', found)
         self.assertIn('pool.allocation.ended', found)
@@ -332,7 +332,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
             'lifespan_end': rfc3339(self.now + HOUR)}).get_json()
         self.run_casts()
         self.set_end(now['uuid'], -MINUTE)
-        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'test-host'))
         found = self.events_of(now['uuid'])
         self.assertIn('pool.lifespan.expired', found)
         self.assertNotIn('pool.allocation.ended', found)
@@ -353,11 +353,11 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     def test_periodics_never_raise(self):
         self.config(idle_reclaim_after=3600, before_end=3600,
                     group='reservations')
-        self.patch(window_policy.policy_db, 'idle_candidates',
+        self.patch(expiry.policy_db, 'idle_candidates',
                    lambda *a: 1 / 0)
-        self.patch(window_policy.policy_db, 'ending', lambda *a: 1 / 0)
-        self.assertEqual((0, 0), window_policy.reclaim_idle(self.context))
-        self.assertEqual(0, window_policy.notify_before_end(self.context))
+        self.patch(expiry.policy_db, 'ending', lambda *a: 1 / 0)
+        self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
+        self.assertEqual(0, expiry.notify_before_end(self.context))
 
 
 class NowTestCase(test_windows.WindowBase):

@@ -13,6 +13,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
+from pool_conductor import expiry
 from pool_conductor import windows
 from tests.unit.api import base
 
@@ -342,8 +343,7 @@ class WindowTestCase(WindowBase):
             session.execute(sa.update(models.Allocation).where(
                 models.Allocation.id == alloc_id).values(
                 lifespan_end=db_api.utcnow() - MINUTE))
-        from pool_conductor import lifespans
-        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'test-host'))
         with db_api.reader(self.context) as session:
             self.assertEqual(0, session.scalar(
                 sa.select(sa.func.count()).select_from(models.NodeSlot)))

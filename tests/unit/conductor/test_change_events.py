@@ -13,7 +13,7 @@ from pool_conductor.db import events as events_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import events
-from pool_conductor import lifespans
+from pool_conductor import expiry
 from pool_conductor import service
 from pool_conductor import workflows
 from tests.unit.api import base
@@ -382,7 +382,7 @@ class LifespanEventsTestCase(Watched, base.APITestCase):
         with self.paused(), db_api.writer(self.context) as session:
             session.execute(sa.update(models.Allocation).values(
                 lifespan_end=db_api.utcnow() - HOUR))
-        self.assertEqual(1, lifespans.expire(self.context, 'test-host'))
+        self.assertEqual(1, expiry.expire(self.context, 'test-host'))
         found = recorded(self.context, object_uuid=self.alloc['uuid'])
         self.assertEqual([('pool.lifespan.expired', 'active', None),
                           ('baremetal.allocation.delete.end', 'active',
