@@ -21,8 +21,8 @@ from pool_api import turns
 from pool_api import validation
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
+from pool_conductor.db import filters
 from pool_conductor import exception
-from pool_conductor import filters
 from pool_conductor import rpcapi
 from pool_conductor import waiting
 

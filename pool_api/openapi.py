@@ -19,8 +19,8 @@ from pool_api.schemas import brokers as broker_schemas
 from pool_api.schemas import chassis as chassis_schemas
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import common
-from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import content as content_schemas
+from pool_api.schemas import deploy_templates as template_schemas
 from pool_api.schemas import external_managers as \
     external_manager_schemas
 from pool_api.schemas import nodes as node_schemas
@@ -31,7 +31,7 @@ from pool_api.schemas import reservations as reservation_schemas
 from pool_api.schemas import responses as response_schemas
 from pool_api.schemas import volumes as volume_schemas
 from pool_api import validation
-from pool_conductor import filters
+from pool_conductor.db import filters
 
 OPENAPI_VERSION = '3.1.0'
 PATH = '/v1/openapi.json'
@@ -170,7 +170,7 @@ class Doc:
     sort_keys, ``sort_dir``); filters maps the other query parameters of
     the route to their schemas. The API refuses any other query parameter
     (``pool_api.app``), but with match_filters, which takes Digital Rebar
-    filters as well (``pool_conductor.filters.is_filter``). errors are the
+    filters as well (``pool_conductor.db.filters.is_filter``). errors are the
     route's own error statuses: those of versions, authentication and
     bodies come along. location: the success has a Location header;
     versioned: the route reads the version header. creates names the path

@@ -17,6 +17,9 @@ from oslo_log import log
 from oslo_utils import uuidutils
 
 from pool_conductor import binding
+from pool_conductor.booking import window_policy
+from pool_conductor.booking import windows
+from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -26,7 +29,6 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import slots as slots_db
-from pool_conductor.conf import CONF
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external
@@ -36,8 +38,6 @@ from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
-from pool_conductor import window_policy
-from pool_conductor import windows
 
 LOG = log.getLogger(__name__)
 

@@ -22,16 +22,16 @@ import types
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
+from pool_conductor.booking import healing
 from pool_conductor import brokers
 from pool_conductor.conf import CONF
-from pool_conductor import events
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import slots as slots_db
+from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import healing
 from pool_conductor import lifecycle
 from pool_conductor import node_events
 from pool_conductor import payloads

@@ -8,6 +8,7 @@ import random
 from oslo_config import cfg
 
 from pool_conductor import allocations
+from pool_conductor.booking import windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import candidates as candidates_db
@@ -15,7 +16,6 @@ from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor import external
 from pool_conductor import states
-from pool_conductor import windows
 
 CONF = cfg.CONF
 

@@ -22,7 +22,10 @@ import datetime
 
 from oslo_log import log
 
+from pool_conductor.baremetal import provisioning
 from pool_conductor import binding
+from pool_conductor.booking import window_policy
+from pool_conductor.booking import windows
 from pool_conductor.conf import CONF
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -32,12 +35,9 @@ from pool_conductor import events
 from pool_conductor import external
 from pool_conductor import lifespans
 from pool_conductor import payloads
-from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
-from pool_conductor import window_policy
-from pool_conductor import windows
 
 LOG = log.getLogger(__name__)
 

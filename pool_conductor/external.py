@@ -17,8 +17,9 @@ import datetime
 
 from oslo_log import log
 
-from pool_conductor.conf import CONF
+from pool_conductor.booking import healing
 from pool_conductor import conductors
+from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import external as external_db
 from pool_conductor.db import models
@@ -26,7 +27,6 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external_managers
-from pool_conductor import healing
 from pool_conductor.external_managers import base
 from pool_conductor import node_events
 from pool_conductor import payloads

@@ -2,9 +2,9 @@
 import oslo_messaging as messaging
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.baremetal import provisioning
 from pool_conductor import context as pool_context
 from pool_conductor import events
-from pool_conductor import provisioning
 
 
 class ConductorManager:

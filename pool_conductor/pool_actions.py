@@ -148,7 +148,7 @@ def _move(context, request: Request, pool_name: str, adding: bool
             nodes = _unbooked(conn, nodes, request.all_machines,
                               'add' if adding else 'remove', source)
         # With force, the windows the nodes hold move to other nodes of
-        # their pools, or are flagged (pool_conductor.healing).
+        # their pools, or are flagged (pool_conductor.booking.healing).
         binding.move(conn, nodes, target)
         return _results(conn, nodes)
 

@@ -13,6 +13,7 @@ members'.
 import datetime
 
 from pool_conductor import allocations
+from pool_conductor.booking import windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
@@ -23,7 +24,6 @@ from pool_conductor import external
 from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import states
-from pool_conductor import windows
 
 # The fields of a reservation's request each member allocation has.
 MEMBER_FIELDS = ('resource_class', 'traits', 'candidate_nodes', 'owner')

@@ -8,6 +8,10 @@ from oslo_log import log
 
 from pool_conductor.allocations import AllocationWorker
 from pool_conductor.autofill import AutoFiller
+from pool_conductor.baremetal import provisioning
+from pool_conductor.booking import healing
+from pool_conductor.booking import maintenance_windows
+from pool_conductor.booking import windows
 from pool_conductor import claims
 from pool_conductor import conductors
 from pool_conductor.conf import CONF
@@ -17,17 +21,13 @@ from pool_conductor.db import conductors as conductors_db
 from pool_conductor import events
 from pool_conductor import expiry
 from pool_conductor import external
-from pool_conductor import healing
-from pool_conductor import maintenance_windows
 from pool_conductor.manager import ConductorManager
 from pool_conductor import metrics
 from pool_conductor import notifications
 from pool_conductor import provisioners
-from pool_conductor import provisioning
 from pool_conductor import rounds
 from pool_conductor import rpc
 from pool_conductor import sequencer
-from pool_conductor import windows
 from pool_conductor import workflows
 
 LOG = log.getLogger(__name__)

@@ -12,7 +12,7 @@ SOFT_POWER_OFF = 'soft power off'
 SOFT_REBOOT = 'soft rebooting'
 
 # States a deployment and an undeployment pass through, moved on by a
-# conductor (pool_conductor.provisioning) as Ironic's fake-hardware
+# conductor (pool_conductor.baremetal.provisioning) as Ironic's fake-hardware
 # does: deploying to active; deleting, then cleaning, to available.
 DEPLOYING = 'deploying'
 DELETING = 'deleting'
@@ -25,7 +25,7 @@ UNRESCUING = 'unrescuing'
 IN_PROGRESS = (DEPLOYING, DELETING, CLEANING, RESCUING, UNRESCUING)
 
 # Where a state in progress fails to (the fake provisioning fails where a
-# node's params tell it to, pool_conductor.provisioning).
+# node's params tell it to, pool_conductor.baremetal.provisioning).
 DEPLOY_FAIL = 'deploy failed'
 CLEAN_FAIL = 'clean failed'
 RESCUE_FAIL = 'rescue failed'
@@ -74,7 +74,7 @@ ALLOCATING = 'allocating'
 ALLOCATION_ERROR = 'error'
 ALLOCATION_ACTIVE = 'active'
 # A windowed allocation whose start is ahead: it holds a slot of a node
-# (pool_conductor.windows), and becomes allocating at its start.
+# (pool_conductor.booking.windows), and becomes allocating at its start.
 ALLOCATION_SCHEDULED = 'scheduled'
 ALLOCATION_STATES = (ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR,
                      ALLOCATION_SCHEDULED)
@@ -169,7 +169,7 @@ WINDOW_WAITING = 'waiting'
 WINDOW_ACTIVE = 'active'
 WINDOW_STATES = (WINDOW_SCHEDULED, WINDOW_WAITING, WINDOW_ACTIVE)
 # A node in maintenance for a maintenance window of it
-# (pool_conductor.maintenance_windows).
+# (pool_conductor.booking.maintenance_windows).
 FAULT_SCHEDULED_MAINTENANCE = 'scheduled maintenance'
 EXTERNAL_FAULTS = (FAULT_EXTERNAL_HOLD, FAULT_EXTERNAL_CONFLICT,
                    FAULT_EXTERNAL_GONE)

@@ -9,13 +9,13 @@ import sqlalchemy as sa
 
 from pool_api import app as pool_app
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.baremetal import provisioning
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import consistency
 from pool_conductor.db import models
-from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from pool_conductor import states
 from pool_conductor import workflows

@@ -303,7 +303,7 @@ def pool_allocate(args) -> None:
     from pool_conductor.db import models
     from pool_conductor import pool_actions
     from pool_conductor.db import pools as pools_db
-    from pool_conductor import filters
+    from pool_conductor.db import filters
 
     CONF([], project='pool')
     context = pool_context.get_admin_context()

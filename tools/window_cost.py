@@ -81,7 +81,7 @@ def measure(backend: str, nodes: int, windows: int, bookings: int,
     from pool_conductor.db import api as db_api
     from pool_conductor.db import migration
     from pool_conductor import exception
-    from pool_conductor import windows as windows_core
+    from pool_conductor.booking import windows as windows_core
 
     CONF([], project='pool')
     context = pool_context.get_admin_context()

@@ -2,9 +2,9 @@
 import re
 
 import flask
+from pool_api.handlers import nodes
 from pool_api import links
 from pool_api import microversion
-from pool_api.handlers import nodes
 from pool_api import params
 from pool_api import policy
 from pool_api import render
@@ -12,13 +12,13 @@ from pool_api.schemas import allocations as schema
 from pool_api.schemas import common
 from pool_api import validation
 from pool_conductor import allocations
+from pool_conductor.booking import windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
 from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import states
-from pool_conductor import windows
 
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
           'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',

@@ -10,12 +10,12 @@ from pool_api import policy
 from pool_api import render
 from pool_api.schemas import common
 from pool_api import validation
+from pool_conductor.booking import windows
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import lifespans
-from pool_conductor import windows
 
 # Query parameters, their bounds.
 QUERY = {

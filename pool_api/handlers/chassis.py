@@ -1,15 +1,15 @@
 """Chassis: /v1/chassis and the nodes of a chassis."""
 import flask
 
+from pool_api.handlers import nodes
 from pool_api import links
 from pool_api import params
 from pool_api import policy
 from pool_api import render
-from pool_api.handlers import nodes
 from pool_api.schemas import chassis as schema
 from pool_api.schemas import common
 from pool_api import validation
-from pool_conductor import chassis as chassis_core
+from pool_conductor.baremetal import chassis as chassis_core
 from pool_conductor.db import chassis as chassis_db
 
 FIELDS = ('uuid', 'description', 'extra', 'created_at', 'updated_at',

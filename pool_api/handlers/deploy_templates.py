@@ -10,8 +10,8 @@ from pool_api.schemas import common
 from pool_api.schemas import deploy_templates as schema
 from pool_api.schemas import nodes as node_schemas
 from pool_api import validation
+from pool_conductor.baremetal import deploy_templates
 from pool_conductor.db import deploy_templates as templates_db
-from pool_conductor import deploy_templates
 from pool_conductor import exception
 from pool_conductor import secrets
 

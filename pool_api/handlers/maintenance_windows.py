@@ -8,7 +8,7 @@ from pool_api import links
 from pool_api import render
 from pool_api.schemas import nodes as schema
 from pool_api import validation
-from pool_conductor import maintenance_windows
+from pool_conductor.booking import maintenance_windows
 
 # What a window shows, and a slot.
 FIELDS = ('uuid', 'node_uuid', 'start_at', 'end_at', 'reason', 'state',

@@ -3,13 +3,13 @@ console, /management/inject_nmi and /states/raid."""
 import flask
 from oslo_utils import strutils
 
-from pool_api import microversion
 from pool_api.handlers import nodes as node_handlers
+from pool_api import microversion
 from pool_api.schemas import nodes as schema
 from pool_api import validation
-from pool_conductor import consoles
+from pool_conductor.baremetal import consoles
+from pool_conductor.baremetal import raid
 from pool_conductor import exception
-from pool_conductor import raid
 from pool_conductor import retry
 from pool_conductor import states
 

@@ -7,8 +7,8 @@ from pool_api import params
 from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
+from pool_conductor.baremetal import nodes as node_changes
 from pool_conductor.db import pools as pools_db
-from pool_conductor import nodes as node_changes
 from pool_conductor import pool_params
 
 

@@ -12,27 +12,27 @@ from pool_api import render
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
+from pool_conductor.baremetal import deploy_checks
+from pool_conductor.baremetal import deploy_templates
+from pool_conductor.baremetal import nodes as node_changes
+from pool_conductor.baremetal import provisioning
+from pool_conductor.baremetal import steps
 from pool_conductor import binding
 from pool_conductor import claims
 from pool_conductor import conductors
 from pool_conductor.db import api as db_api
-from pool_conductor.db import models
 from pool_conductor.db import chassis as chassis_db
+from pool_conductor.db import filters as node_filters
+from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
-from pool_conductor import deploy_checks
-from pool_conductor import deploy_templates
 from pool_conductor import drivers
 from pool_conductor import exception
 from pool_conductor import external
-from pool_conductor import filters as node_filters
 from pool_conductor import pool_params
-from pool_conductor import nodes as node_changes
-from pool_conductor import provisioning
 from pool_conductor import retry
 from pool_conductor import secrets
 from pool_conductor import states
-from pool_conductor import steps
 
 # Versions of Ironic's API that introduced what only this module checks.
 CLEAN_STEP = 7
@@ -823,7 +823,7 @@ def _verb_values(verb: str, node, body: dict) -> dict:
     """What a verb records beside its states: the config drive of a
     deployment (Ironic keeps it in instance_info, an image it builds
     from a dict, where responses mask it) and the deploy steps it runs
-    (pool_conductor.deploy_templates), the clean steps of a manual
+    (pool_conductor.baremetal.deploy_templates), the clean steps of a manual
     cleaning, the rescue password (also in
     instance_info, masked) until unrescue, the power state a managed
     node is read in."""

@@ -1,16 +1,16 @@
 """Pool actions: add, remove, allocate and return machines, as DRP's."""
 import flask
 
-from pool_api import policy
 from pool_api.handlers import nodes
 from pool_api.handlers import pools as pool_handlers
+from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
 from pool_api import watch
 from pool_conductor import binding
 from pool_conductor.conf import CONF
+from pool_conductor.db import filters as node_filters
 from pool_conductor import exception
-from pool_conductor import filters as node_filters
 from pool_conductor import pool_actions
 from pool_conductor import states
 

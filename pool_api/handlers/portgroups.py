@@ -2,21 +2,21 @@
 import flask
 from oslo_utils import strutils
 
+from pool_api.handlers import nodes
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
 from pool_api import policy
 from pool_api import render
-from pool_api.handlers import nodes
 from pool_api.schemas import common
 from pool_api.schemas import portgroups as schema
 from pool_api import validation
+from pool_conductor.baremetal import portgroups
+from pool_conductor.baremetal import ports
 from pool_conductor.conf import CONF
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor import exception
-from pool_conductor import portgroups
-from pool_conductor import ports
 
 # Versions of Ironic's API that introduced what only this module checks.
 PORTGROUPS = 23

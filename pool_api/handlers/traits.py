@@ -1,13 +1,13 @@
 """Node traits: /v1/nodes/<node>/traits."""
 import flask
 
-from pool_api import links
 from pool_api.handlers import nodes
+from pool_api import links
 from pool_api import microversion
 from pool_api.schemas import common
 from pool_api.schemas import nodes as schema
 from pool_api import validation
-from pool_conductor import nodes as node_changes
+from pool_conductor.baremetal import nodes as node_changes
 from pool_conductor import exception
 
 MAX_TRAITS = common.TRAITS['maxItems']

@@ -2,12 +2,12 @@
 groups and ports."""
 import flask
 
-from pool_api import microversion
 from pool_api.handlers import nodes
+from pool_api import microversion
 from pool_api.schemas import ports as schema
 from pool_api import validation
+from pool_conductor.baremetal import vifs
 from pool_conductor import exception
-from pool_conductor import vifs
 
 # The version of Ironic's API that introduced VIFs.
 VIFS = 28

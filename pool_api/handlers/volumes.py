@@ -4,20 +4,20 @@ import dataclasses
 
 import flask
 
+from pool_api.handlers import nodes
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
 from pool_api import policy
 from pool_api import render
-from pool_api.handlers import nodes
 from pool_api.schemas import common
 from pool_api.schemas import volumes as schema
 from pool_api import validation
+from pool_conductor.baremetal import volumes
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import volumes as volumes_db
 from pool_conductor import exception
 from pool_conductor import secrets
-from pool_conductor import volumes
 
 # The version of Ironic's API that introduced volume resources.
 VOLUME = 32

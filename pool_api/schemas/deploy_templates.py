@@ -1,5 +1,5 @@
 """Request schemas of deploy templates and of deploy steps."""
-from pool_conductor import steps
+from pool_conductor.baremetal import steps
 
 # A deploy step, as Ironic's DEPLOY_STEP_SCHEMA takes it (a priority may
 # be a string of digits).

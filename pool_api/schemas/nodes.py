@@ -186,7 +186,7 @@ MAINTENANCE = {
     'additionalProperties': False,
 }
 
-# A maintenance window of a node (pool_conductor.maintenance_windows):
+# A maintenance window of a node (pool_conductor.booking.maintenance_windows):
 # times with their offset (RFC 3339), checked by the handler.
 MAINTENANCE_WINDOW = {
     'type': 'object',

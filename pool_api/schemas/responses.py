@@ -9,8 +9,8 @@ from pool_api.handlers import nodes as node_handlers
 from pool_api import microversion
 from pool_api.schemas import claims as claim_schemas
 from pool_api.schemas import pools as pool_schemas
+from pool_conductor.baremetal import deploy_checks
 from pool_conductor import candidates
-from pool_conductor import deploy_checks
 from pool_conductor import drivers
 from pool_conductor import events
 from pool_conductor import states

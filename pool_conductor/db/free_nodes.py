@@ -12,8 +12,8 @@ from sqlalchemy.ext import compiler as sa_compiler
 
 from pool_conductor.db import api
 from pool_conductor.db import binding as binding_db
+from pool_conductor.db import filters as node_filters
 from pool_conductor.db import models
-from pool_conductor import filters as node_filters
 
 _NODES = models.Node.__table__
 _TRAITS = models.NodeTrait.__table__
@@ -65,7 +65,7 @@ UNBOOKED = _NODES.c.booked_from.is_(None)
 # A node whose earliest slot begins no earlier than the end of a hold
 # that starts now (hold_until; FOREVER: a node with no slot). It is a
 # column of the node, so that the search reads it under the node's lock
-# (pool_conductor.windows).
+# (pool_conductor.booking.windows).
 FREE_UNTIL = sa.or_(UNBOOKED, _NODES.c.booked_from >= sa.bindparam(
     'hold_until', FOREVER, type_=models.Node.booked_from.type))
 

@@ -331,7 +331,7 @@ class Allocation(TimestampMixin, Base):
         sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql'))
     # A scheduled allocation whose node was lost before its window began
     # and that no other node was free for: it holds no slot meanwhile
-    # (pool_conductor.healing).
+    # (pool_conductor.booking.healing).
     missing_resources: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, default=False, server_default=sa.false(),
         nullable=False)

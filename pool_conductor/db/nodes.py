@@ -5,9 +5,9 @@ import sqlalchemy as sa
 
 from pool_conductor.db import api
 from pool_conductor.db import binding as binding_db
+from pool_conductor.db import filters as node_filters
 from pool_conductor.db import models
 from pool_conductor import exception
-from pool_conductor import filters as node_filters
 
 
 def _get(session, ident: str) -> models.Node:
@@ -78,7 +78,7 @@ def list_nodes(context, filters: dict, limit: int | None = None,
 
     filters: provision_state, resource_class, maintenance (bool),
     associated (bool), owner, lessee, project (owner or lessee), driver,
-    chassis_id, match (a list of pool_conductor.filters.Filter, ANDed).
+    chassis_id, match (a list of pool_conductor.db.filters.Filter, ANDed).
 
     :raises: NodeNotFound if the marker does not exist, FilterTimeout,
         FilterRefused

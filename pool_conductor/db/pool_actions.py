@@ -3,8 +3,8 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from pool_conductor.db import api
+from pool_conductor.db import filters as node_filters
 from pool_conductor.db import models
-from pool_conductor import filters as node_filters
 
 _NODES = models.Node.__table__
 _POOLS = models.Pool.__table__

@@ -231,7 +231,7 @@ def overlaps(conn, exclude_allocation: int | None = None) -> list[tuple]:
             b.c.busy_from < a.c.busy_until))]
 
 
-# Healing (pool_conductor.healing) ----------------------------------------
+# Healing (pool_conductor.booking.healing) --------------------------------
 
 # A scheduled allocation as healing reads it: the request it matches
 # nodes with, its window and what its events show.

@@ -6,9 +6,9 @@ import sqlalchemy as sa
 
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
+from pool_conductor.db import filters
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
-from pool_conductor import filters
 from tests.functional import db_fixtures
 from tests.unit.api import test_filter_limits
 from tests.unit import test_filters
@@ -34,13 +34,13 @@ class TimeLimitMixin(test_filter_limits.HostileFilterMixin):
                  else sa.func.sleep(1) == 0)
         to_sql = filters.to_sql
         self.useFixture(fixtures.MonkeyPatch(
-            'pool_conductor.filters.to_sql',
+            'pool_conductor.db.filters.to_sql',
             lambda dialect, found: sa.and_(to_sql(dialect, found), sleep)))
 
     def test_slow_filter_is_400(self):
         self.slow_filters()
         self.useFixture(fixtures.MonkeyPatch(
-            'pool_conductor.filters.time_limit', lambda: 0.3))
+            'pool_conductor.db.filters.time_limit', lambda: 0.3))
         status, body, seconds = self.filtered('name', 'x')
         self.assertEqual(400, status, body)
         self.assertIn('took too long', test_filter_limits.fault(body))

@@ -6,6 +6,7 @@ import urllib.request
 
 from pool_conductor import allocations
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.baremetal import provisioning
 from pool_conductor import conductors
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import models
@@ -15,7 +16,6 @@ from pool_conductor import exception
 from pool_conductor import external
 from pool_conductor.external_managers import base as ext_base
 from pool_conductor.external_managers import ironic
-from pool_conductor import provisioning
 from tests import base
 from tests.functional import cluster
 

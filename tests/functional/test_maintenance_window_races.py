@@ -7,14 +7,14 @@ import threading
 
 import sqlalchemy as sa
 
+from pool_conductor.booking import maintenance_windows
+from pool_conductor.booking import windows
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
-from pool_conductor import maintenance_windows
-from pool_conductor import windows
 from tests.functional import db_fixtures
 
 HOUR = datetime.timedelta(hours=1)

@@ -2,14 +2,14 @@
 share a port or a port group and never record one VIF twice."""
 import threading
 
+from pool_conductor.baremetal import portgroups
+from pool_conductor.baremetal import ports
+from pool_conductor.baremetal import vifs as vifs_core
 from pool_conductor import context as pool_context
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import exception
-from pool_conductor import portgroups
-from pool_conductor import ports
-from pool_conductor import vifs as vifs_core
 from tests.functional import db_fixtures
 
 PORTS = 4

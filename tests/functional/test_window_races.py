@@ -9,6 +9,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.booking import windows
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -16,7 +17,6 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
-from pool_conductor import windows
 from tests.functional import db_fixtures
 
 HOUR = datetime.timedelta(hours=1)

@@ -1,8 +1,8 @@
 """Digital Rebar filters: parsing, and their SQL on SQLite."""
 from pool_conductor import context as pool_context
+from pool_conductor.db import filters
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
-from pool_conductor import filters
 from pool_conductor import regex
 from tests import base
 

@@ -4,8 +4,8 @@ import threading
 
 from pool_api import app as pool_app
 from pool_api import microversion
+from pool_conductor.baremetal import provisioning
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor import provisioning
 from pool_conductor import rpcapi
 from tests import base
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from pool_api import auth
 from pool_conductor import allocations
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.booking import windows
 from pool_conductor import candidates
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -17,7 +18,6 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import slots as slots_db
 from pool_conductor import exception
-from pool_conductor import windows
 from tests.unit.api import base
 
 PREVIEW = '/v1/allocation_candidates'

@@ -3,13 +3,13 @@ deployment."""
 import sqlalchemy as sa
 
 from pool_api import microversion
+from pool_conductor.baremetal import provisioning
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import deploy_templates as templates_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import exception
-from pool_conductor import provisioning
 from tests.unit.api import base
 
 RAID = {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '1',

@@ -4,13 +4,13 @@ import datetime
 
 import sqlalchemy as sa
 
+from pool_conductor.baremetal import provisioning
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor import exception
 from pool_conductor import expiry
 from pool_conductor import lifespans
-from pool_conductor import provisioning
 from tests import base
 from tests.unit.api import base as api_base
 

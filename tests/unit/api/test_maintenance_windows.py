@@ -10,12 +10,12 @@ import sqlalchemy as sa
 from pool_api import openapi
 from pool_api import routes
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.booking import maintenance_windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
-from pool_conductor import maintenance_windows
 from tests.unit.api import base
 from tests.unit.api import test_openapi
 

@@ -2,10 +2,10 @@
 RAID configuration of nodes, through the API and the conductor."""
 import sqlalchemy as sa
 
+from pool_conductor.baremetal import provisioning
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor import provisioning
 from tests.unit.api import base
 
 

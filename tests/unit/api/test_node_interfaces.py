@@ -1,8 +1,8 @@
 """Driver interfaces, conductor groups, the conductor and
 driver_internal_info of nodes, and maintenance by PATCH."""
+from pool_conductor.baremetal import provisioning
 from pool_conductor import conductors
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor import provisioning
 from tests.unit.api import base
 
 

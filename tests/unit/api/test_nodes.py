@@ -4,8 +4,8 @@ import uuid
 
 from pool_api import microversion
 from pool_conductor import allocations
+from pool_conductor.baremetal import provisioning
 from pool_conductor.db import nodes as nodes_db
-from pool_conductor import provisioning
 from tests.unit.api import base
 
 

@@ -14,12 +14,11 @@ from pool_api.dashboard import session as dashboard_session
 from pool_api import policy
 from pool_api import routes
 from pool_conductor import allocations
-from pool_conductor import chassis as chassis_core
-from pool_conductor import events
-from pool_conductor import portgroups
-from pool_conductor import ports
-from pool_conductor import vifs
-from pool_conductor import volumes
+from pool_conductor.baremetal import chassis as chassis_core
+from pool_conductor.baremetal import portgroups
+from pool_conductor.baremetal import ports
+from pool_conductor.baremetal import vifs
+from pool_conductor.baremetal import volumes
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
@@ -32,6 +31,7 @@ from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor.db import reservations as reservations_db
 from pool_conductor.db import slots as slots_db
+from pool_conductor import events
 from tests.unit.api import base
 from tests.unit.api.test_pools import POOL_PARAMS
 

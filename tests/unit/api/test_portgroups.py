@@ -3,14 +3,14 @@
 groups."""
 import uuid
 
-from pool_conductor import chassis as chassis_core
+from pool_conductor.baremetal import chassis as chassis_core
+from pool_conductor.baremetal import volumes
 from pool_conductor.db import chassis as chassis_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor.db import volumes as volumes_db
 from pool_conductor import exception
-from pool_conductor import volumes
 from tests.unit.api import base
 
 MACS = ['52:54:00:12:34:%02x' % i for i in range(16)]

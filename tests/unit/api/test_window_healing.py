@@ -11,6 +11,9 @@ import tempfile
 import sqlalchemy as sa
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.baremetal import provisioning
+from pool_conductor.booking import healing
+from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
@@ -18,9 +21,6 @@ from pool_conductor.db import slots as slots_db
 from pool_conductor import events
 from pool_conductor import external
 from pool_conductor.external_managers import fake
-from pool_conductor import healing
-from pool_conductor import provisioning
-from pool_conductor import windows
 from tests.unit.api import base
 from tests.unit.conductor.test_change_events import Watched
 

@@ -5,11 +5,11 @@ import datetime
 
 import sqlalchemy as sa
 
+from pool_conductor.booking import window_policy
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import expiry
 from pool_conductor import service
-from pool_conductor import window_policy
 from tests.unit.api import test_windows
 
 HOUR = test_windows.HOUR

@@ -7,6 +7,7 @@ import datetime
 import sqlalchemy as sa
 
 from pool_conductor.allocations import AllocationWorker
+from pool_conductor.booking import windows
 from pool_conductor import conductors
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -14,7 +15,6 @@ from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
 from pool_conductor import expiry
-from pool_conductor import windows
 from tests.unit.api import base
 
 HOUR = datetime.timedelta(hours=1)

@@ -6,9 +6,10 @@ import tempfile
 import types
 
 from pool_conductor import allocations
+from pool_conductor.allocations import AllocationWorker
+from pool_conductor.baremetal import provisioning
 from pool_conductor import binding
 from pool_conductor import conductors
-from pool_conductor.allocations import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import events as events_db
@@ -18,7 +19,6 @@ from pool_conductor import events
 from pool_conductor import external
 from pool_conductor.external_managers import base as ext_base
 from pool_conductor.external_managers import fake
-from pool_conductor import provisioning
 from tests.unit.api import base
 
 

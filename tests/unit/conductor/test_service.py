@@ -4,6 +4,7 @@ import time
 
 import sqlalchemy as sa
 
+from pool_conductor.booking import windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
@@ -14,7 +15,6 @@ from pool_conductor import exception
 from pool_conductor import rpc
 from pool_conductor import rpcapi
 from pool_conductor import service
-from pool_conductor import windows
 from tests import base
 
 

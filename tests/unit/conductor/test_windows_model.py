@@ -8,10 +8,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import sqlalchemy as sa
 
+from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import exception
-from pool_conductor import windows
 from tests import base
 
 T0 = datetime.datetime(2030, 1, 1)

@@ -25,6 +25,7 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
@@ -34,7 +35,6 @@ from pool_conductor import node_events
 from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import states
-from pool_conductor import windows
 
 LOG = log.getLogger(__name__)
 

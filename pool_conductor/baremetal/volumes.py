@@ -3,12 +3,12 @@ checks them; no storage is attached (pool has no storage interface)."""
 import dataclasses
 from collections.abc import Callable
 
+from pool_conductor.baremetal import nodes
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import volumes as volumes_db
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import nodes
 from pool_conductor import payloads
 from pool_conductor import states
 

@@ -9,7 +9,7 @@ the node to a conductor, which moves it on: ``deploying`` becomes
 allocation, empties instance_info) and becomes ``cleaning``, which
 becomes its target (``available``, or ``manageable`` after a manual
 cleaning); ``rescuing`` becomes ``rescue`` and ``unrescuing`` ``active``.
-A deployment or cleaning with steps (pool_conductor.steps) runs them
+A deployment or cleaning with steps (pool_conductor.baremetal.steps) runs them
 first, one per step. Each step is one transaction under the node's row
 lock, so of several conductors moving a node on (a cast and a periodic
 check) each step is taken once. A node whose cast was lost, or whose
@@ -17,6 +17,8 @@ conductor died, is moved on by any conductor's periodic check.
 """
 import datetime
 
+from pool_conductor.baremetal import nodes
+from pool_conductor.baremetal import steps
 from pool_conductor import binding
 from pool_conductor import conductors
 from pool_conductor.db import api as db_api
@@ -24,11 +26,9 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external
-from pool_conductor import nodes
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
-from pool_conductor import steps
 
 # How many nodes in progress one periodic check reads.
 BATCH = 500

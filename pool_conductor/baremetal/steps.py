@@ -9,8 +9,8 @@ what a node records (its RAID configuration) do so, the others only pass.
 """
 import collections
 
+from pool_conductor.baremetal import raid
 from pool_conductor import exception
-from pool_conductor import raid
 
 # (interface, step) -> the args a step needs.
 CLEAN_STEPS = {

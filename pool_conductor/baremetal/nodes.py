@@ -2,10 +2,10 @@
 params, a provision verb), each recorded with its events in its
 transaction: Ironic's create, update, power_set, maintenance_set and
 provision_set (pool_conductor.node_events decides which)."""
+from pool_conductor.booking import healing
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import healing
 from pool_conductor import lifecycle
 from pool_conductor import node_events
 from pool_conductor import retry

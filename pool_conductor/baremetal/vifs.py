@@ -1,5 +1,8 @@
 """VIFs of nodes, recorded on their port groups and ports as Ironic's
 network interfaces record them (not plugged into any network)."""
+from pool_conductor.baremetal import nodes
+from pool_conductor.baremetal import portgroups
+from pool_conductor.baremetal import ports
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import portgroups as portgroups_db
@@ -7,9 +10,6 @@ from pool_conductor.db import ports as ports_db
 from pool_conductor import drivers
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import nodes
-from pool_conductor import portgroups
-from pool_conductor import ports
 
 
 def _keeps_vifs(node: models.Node) -> bool:

@@ -31,7 +31,7 @@ rows are taken over as any. It becomes ``active``, and its lifespan_end
 releases it as any other.
 
 A node lost before a window begins is replaced, or the allocation is
-flagged missing_resources without a node (pool_conductor.healing).
+flagged missing_resources without a node (pool_conductor.booking.healing).
 """
 import dataclasses
 import datetime
@@ -42,6 +42,7 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from pool_conductor.booking import window_policy
 from pool_conductor.conf import CONF
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -55,7 +56,6 @@ from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
 from pool_conductor import states
-from pool_conductor import window_policy
 
 LOG = log.getLogger(__name__)
 

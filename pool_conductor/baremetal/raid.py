@@ -6,8 +6,8 @@ controller to configure: a manual cleaning's ``raid.create_configuration``
 step makes raid_config the target (with Ironic's last_updated), and
 ``raid.delete_configuration`` empties it.
 """
+from pool_conductor.baremetal import nodes
 from pool_conductor import exception
-from pool_conductor import nodes
 
 CREATE = 'create_configuration'
 DELETE = 'delete_configuration'

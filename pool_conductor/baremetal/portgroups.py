@@ -1,14 +1,14 @@
 """Port groups: bonded ports of a node, what is allowed as Ironic allows
 it."""
+from pool_conductor.baremetal import nodes
+from pool_conductor.baremetal import ports
+from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
-from pool_conductor.db import api as db_api
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import nodes
 from pool_conductor import payloads
-from pool_conductor import ports
 
 
 def event(portgroup: models.Portgroup, action: str, node: models.Node,

@@ -1,12 +1,12 @@
 """Deploy templates: deploy steps an instance asks for by a trait named as
 the template, each change recorded with Ironic's
 baremetal.deploy_template.* event."""
+from pool_conductor.baremetal import steps
 from pool_conductor.db import api as db_api
 from pool_conductor.db import deploy_templates as templates_db
 from pool_conductor.db import models
 from pool_conductor import events
 from pool_conductor import payloads
-from pool_conductor import steps
 
 
 def _event(template: models.DeployTemplate, action: str,

@@ -6,9 +6,9 @@ Ironic's socat console interfaces do, at ``[console] socat_address`` on
 a port of ``[console] port_range`` chosen by the node's id. No console
 runs behind it.
 """
+from pool_conductor.baremetal import nodes
 from pool_conductor.conf import CONF
 from pool_conductor import exception
-from pool_conductor import nodes
 
 
 def info(node) -> dict:

@@ -6,7 +6,7 @@ failed, put into maintenance, or taken by another user of its external
 manager) the code that loses it calls heal() in its own transaction:
 each slot of a scheduled allocation on it moves to another node of the
 allocation's pool that matches its request and is free for the window
-(the rules of booking, pool_conductor.windows), locked with SKIP LOCKED
+(the rules of booking, pool_conductor.booking.windows), locked with SKIP LOCKED
 (pool.allocation.healed). Where none is free, the allocation stays
 scheduled without a node and without a slot, flagged missing_resources
 with its last_error saying why (pool.allocation.missing_resources).
@@ -20,6 +20,7 @@ import datetime
 
 from oslo_log import log
 
+from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
@@ -27,7 +28,6 @@ from pool_conductor import events
 from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import states
-from pool_conductor import windows
 
 LOG = log.getLogger(__name__)
 
