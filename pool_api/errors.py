@@ -5,7 +5,6 @@ import json
 import flask
 from oslo_db import exception as db_exc
 from oslo_log import log
-import sqlalchemy as sa
 from webob import exc as webob_exc
 from werkzeug import exceptions as http_exc
 
@@ -108,7 +107,6 @@ def register(app: flask.Flask) -> None:
                                _too_large)
     app.register_error_handler(db_exc.DBDeadlock, _deadlock)
     # DBDeadlock is a DBError: the more specific handler above wins.
-    for error in (*db_api.UNAVAILABLE_ERRORS, db_exc.DBError,
-                  sa.exc.DBAPIError):
+    for error in (*db_api.UNAVAILABLE_ERRORS, *db_api.DATABASE_ERRORS):
         app.register_error_handler(error, _database_error)
     app.register_error_handler(Exception, _unexpected)

@@ -467,6 +467,9 @@ def _after(model, key, sort_key: str, marker, desc: bool):
 UNAVAILABLE_ERRORS = (db_exc.DBConnectionError, sa.exc.OperationalError,
                       sa.exc.InterfaceError, sa.exc.DisconnectionError,
                       sa.exc.TimeoutError)
+# Every error of the database or its driver: the API answers each of them
+# in its error format (503 for the unavailable ones).
+DATABASE_ERRORS = (db_exc.DBError, sa.exc.DBAPIError)
 
 # PostgreSQL SQLSTATEs of a lost or refused connection: class 08
 # (connection exception), 57P (operator intervention: shutdown, cannot

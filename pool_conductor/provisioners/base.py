@@ -1,7 +1,9 @@
 """The interface of a provisioner."""
 import abc
+import typing
 
-import sqlalchemy as sa
+if typing.TYPE_CHECKING:
+    import sqlalchemy as sa
 
 
 class Provisioner(abc.ABC):
@@ -15,13 +17,13 @@ class Provisioner(abc.ABC):
     node's pool status on as a stage report does.
     """
 
-    def due(self, node: sa.Row) -> bool:
+    def due(self, node: 'sa.Row') -> bool:
         """Whether advance() has something to do for the node now; the
         conductor locks only the nodes that are due."""
         return True
 
     @abc.abstractmethod
-    def advance(self, context, node: sa.Row, host: str) -> bool:
+    def advance(self, context, node: 'sa.Row', host: str) -> bool:
         """Move a node on in its workflow if it is time to.
 
         :param node: the node, as db.workflows.list_driven_nodes() reads

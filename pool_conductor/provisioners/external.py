@@ -1,7 +1,10 @@
 """The external provisioner: an outside system reports every stage."""
-import sqlalchemy as sa
+import typing
 
 from pool_conductor.provisioners import base
+
+if typing.TYPE_CHECKING:
+    import sqlalchemy as sa
 
 
 class ExternalProvisioner(base.Provisioner):
@@ -9,5 +12,5 @@ class ExternalProvisioner(base.Provisioner):
     node's stage and runnable with a node PATCH, which moves the node's
     pool status on."""
 
-    def advance(self, context, node: sa.Row, host: str) -> bool:
+    def advance(self, context, node: 'sa.Row', host: str) -> bool:
         return False

@@ -1,8 +1,8 @@
 """The fake provisioner: nodes go through their workflows on a timer."""
 import datetime
+import typing
 
 from oslo_log import log
-import sqlalchemy as sa
 
 from pool_conductor import binding
 from pool_conductor.conf import CONF
@@ -10,6 +10,9 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import workflows as workflows_db
 from pool_conductor.provisioners import base
 from pool_conductor import states
+
+if typing.TYPE_CHECKING:
+    import sqlalchemy as sa
 
 LOG = log.getLogger(__name__)
 
@@ -43,14 +46,14 @@ class FakeProvisioner(base.Provisioner):
     so. Each stage that goes well clears the last_error.
     """
 
-    def due(self, node: sa.Row) -> bool:
+    def due(self, node: 'sa.Row') -> bool:
         """A node is due when its current stage has lasted
         ``[provisioner] fake_stage_delay`` seconds."""
         delay = datetime.timedelta(seconds=CONF.provisioner.fake_stage_delay)
         return (node.stage_updated_at is None
                 or db_api.utcnow() - node.stage_updated_at >= delay)
 
-    def advance(self, context, node: sa.Row, host: str) -> bool:
+    def advance(self, context, node: 'sa.Row', host: str) -> bool:
         if node.pool_status not in states.POOL_MOVING:
             return False
         if binding.progress(context, node, {}):
@@ -91,7 +94,7 @@ class FakeProvisioner(base.Provisioner):
         return moved
 
     @staticmethod
-    def _hold(context, node: sa.Row, host: str, error: str) -> bool:
+    def _hold(context, node: 'sa.Row', host: str, error: str) -> bool:
         LOG.warning('Node %(node)s cannot go on: %(error)s',
                     {'node': node.uuid, 'error': error})
         return binding.report_driven(context, node, host, {
