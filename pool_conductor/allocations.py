@@ -282,7 +282,7 @@ def _start_window(conn, alloc, host: str, actors: dict) -> str:
         windows.drop(conn, [alloc.id])
         _fail(conn, alloc, host,
               'The node held for the window was not free within '
-              '[reservations] start_grace of its start', actors)
+              '[windows] start_grace of its start', actors)
         return FAILED
     reasons: list[str] = []
     acquired = _acquire(conn, alloc, rows[0], host, reasons)

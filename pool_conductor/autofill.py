@@ -53,7 +53,7 @@ class Settings:
     max_unready: int | None = None
     delete_unhealthy: bool = False
     # Seconds ahead the windows of scheduled allocations are looked at
-    # (None: [reservations] autofill_horizon; 0: not at all).
+    # (None: [windows] autofill_horizon; 0: not at all).
     horizon: int | None = None
 
     @classmethod
@@ -141,10 +141,10 @@ class Round:
 
 def horizon(settings: Settings) -> int:
     """Seconds ahead a pool's AutoFill looks at windows: its own, else
-    [reservations] autofill_horizon."""
+    [windows] autofill_horizon."""
     if settings.horizon is not None:
         return settings.horizon
-    return CONF.reservations.autofill_horizon
+    return CONF.windows.autofill_horizon
 
 
 def booked_soon(conn, pool: str, settings: Settings) -> int:

@@ -133,12 +133,12 @@ def torn_down(node, now: datetime.datetime) -> dict:
 
 def notify_before_end(context) -> int:
     """Emit pool.allocation.before_end for each started window whose end
-    is within [reservations] before_end, once per end (any conductor: a
+    is within [windows] before_end, once per end (any conductor: a
     compare-and-swap records it). Never raises.
 
     :returns: how many this call emitted.
     """
-    ahead = CONF.reservations.before_end
+    ahead = CONF.windows.before_end
     if not ahead:
         return 0
 
@@ -177,13 +177,13 @@ def notify_before_end(context) -> int:
 
 def reclaim_idle(context) -> tuple[int, int]:
     """Warn (pool.allocation.idle_warning) the started windows whose node
-    saw no deployment for half of [reservations] idle_reclaim_after since
+    saw no deployment for half of [windows] idle_reclaim_after since
     their start, and release (pool.allocation.reclaimed) those for which
     all of it passed. Never raises.
 
     :returns: (warned, reclaimed) by this call.
     """
-    after = CONF.reservations.idle_reclaim_after
+    after = CONF.windows.idle_reclaim_after
     if not after:
         return 0, 0
     warned = reclaimed = 0
@@ -217,7 +217,7 @@ def reclaim_idle(context) -> tuple[int, int]:
 
 
 def _warn(context, row, now: datetime.datetime) -> bool:
-    after = CONF.reservations.idle_reclaim_after
+    after = CONF.windows.idle_reclaim_after
     with db_api.writer_connection(context) as conn:
         if not policy_db.mark_idle_warned(conn, row.id, now):
             return False
@@ -241,7 +241,7 @@ def _reclaim(context, alloc_id: int, now: datetime.datetime):
 
     :returns: the node as locked, None when it was not released.
     """
-    after = CONF.reservations.idle_reclaim_after
+    after = CONF.windows.idle_reclaim_after
     with db_api.writer_connection(context) as conn:
         row = policy_db.started_window(conn, alloc_id)
         if row is None:
@@ -259,7 +259,7 @@ def _reclaim(context, alloc_id: int, now: datetime.datetime):
             owner=alloc.owner, level='warning',
             message='Allocation %s was released: its node %s saw no '
                     'deployment in the %s since the window started at %s '
-                    '([reservations] idle_reclaim_after).'
+                    '([windows] idle_reclaim_after).'
                     % (alloc.uuid, row.node_uuid, window_policy.span(after),
                        windows.iso(row.start_at)),
             payload=payloads.allocation(alloc))])

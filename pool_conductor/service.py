@@ -122,7 +122,7 @@ class ConductorService:
         interval = CONF.conductor.check_claims_interval
         if interval > 0:
             tasks.append(_periodic(self.check_claims, interval))
-        interval = CONF.reservations.check_interval
+        interval = CONF.windows.check_interval
         if interval > 0:
             tasks.append(_periodic(self.check_reservations, interval))
         interval = CONF.external_manager.sync_interval

@@ -13,7 +13,7 @@ they read: each should cost its page, not the table.
   ``[conductor] check_lifespans_interval``) among that many allocations,
   a quarter of them with an end, none past it, by allocations;
 - its look for the windows ending within the hour (every
-  ``[reservations] check_interval``), by allocations;
+  ``[windows] check_interval``), by allocations;
 - its look for claims past their lifespan, among that many expired
   claims (they stay until deleted) and as many bound ones, none past its
   end, by claims;

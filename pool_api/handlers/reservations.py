@@ -72,7 +72,7 @@ def get_authorized(ident: str, rule: str):
 
 
 def _count(count) -> tuple[int, int]:
-    """(min, max) of a request's count, max within [reservations]
+    """(min, max) of a request's count, max within [windows]
     max_count.
 
     :raises: InvalidParameterValue
@@ -83,10 +83,10 @@ def _count(count) -> tuple[int, int]:
         raise exception.InvalidParameterValue(
             err='count.min %d must not be more than count.max %d.'
                 % (low, high))
-    if high > CONF.reservations.max_count:
+    if high > CONF.windows.max_count:
         raise exception.InvalidParameterValue(
-            err='A reservation asks for at most %d nodes ([reservations] '
-                'max_count), not %d.' % (CONF.reservations.max_count, high))
+            err='A reservation asks for at most %d nodes ([windows] '
+                'max_count), not %d.' % (CONF.windows.max_count, high))
     return low, high
 
 

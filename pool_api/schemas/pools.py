@@ -59,7 +59,7 @@ AUTOFILL = {
         'max_unready': {**COUNT, 'type': ['integer', 'null'],
                         'minimum': 1},
         'delete_unhealthy': {'type': 'boolean'},
-        # Seconds ahead windows are looked at (null: [reservations]
+        # Seconds ahead windows are looked at (null: [windows]
         # autofill_horizon; 0: none).
         'horizon': {'type': ['integer', 'null'], 'minimum': 0,
                     'maximum': 10 * 365 * 86400},
@@ -68,7 +68,7 @@ AUTOFILL = {
 }
 
 # Seconds a node is held before and after a window (null: the
-# [reservations] options).
+# [windows] options).
 MARGIN = {'type': ['integer', 'null'], 'minimum': 0, 'maximum': 86400}
 # Free-form metadata, strings by strings, as Digital Rebar's Meta; color,
 # icon and title are the keys user interfaces know.

@@ -4,7 +4,7 @@ from pool_api.schemas import common
 from pool_api.schemas import pools
 
 # How many nodes: between min and max (as many as are free), or exactly
-# an integer. The largest max is the [reservations] max_count option.
+# an integer. The largest max is the [windows] max_count option.
 COUNT = {
     'oneOf': [
         {'type': 'integer', 'minimum': 1},

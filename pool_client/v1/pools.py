@@ -201,7 +201,7 @@ def add_autofill_arguments(parser) -> None:
                        help='Free members a window holds from within this '
                             'many seconds on are not counted as Free, so '
                             'that machines are made ahead of its start '
-                            '(default: [reservations] autofill_horizon; '
+                            '(default: [windows] autofill_horizon; '
                             '0: none).')
     health = group.add_mutually_exclusive_group()
     health.add_argument('--delete-unhealthy', dest='delete_unhealthy',
@@ -465,7 +465,7 @@ class UnsetPool(command.Command):
         group.add_argument(
             '--autofill-horizon', dest='horizon', action='store_true',
             default=False,
-            help='Unset the horizon of autofill (back to [reservations] '
+            help='Unset the horizon of autofill (back to [windows] '
                  'autofill_horizon).')
         group.add_argument(
             '--create-parameter', dest='create_parameters', metavar='<key>',

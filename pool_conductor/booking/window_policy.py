@@ -1,7 +1,7 @@
 """The operators' policy for windows: bounds, caps per project, idle
 reclaim and the notice before the end.
 
-A booking's window starts no later than [reservations] max_advance from
+A booking's window starts no later than [windows] max_advance from
 now, lasts between min_duration and max_duration, and starts and ends on
 the grid of granularity seconds (a time off the grid is refused with the
 nearest times on it, never rounded): a 400. A project (the allocation's
@@ -71,17 +71,17 @@ def _grid(value: datetime.datetime, step: int
 
 
 def check_grid(value: datetime.datetime, key: str) -> None:
-    """A window's time is on the grid of [reservations] granularity.
+    """A window's time is on the grid of [windows] granularity.
 
     :raises: InvalidParameterValue naming the nearest valid times
     """
-    step = CONF.reservations.granularity
+    step = CONF.windows.granularity
     found = _grid(value, step)
     if found is None or found[0] == value:
         return
     raise exception.InvalidParameterValue(
         err='%s %s is not on the grid of windows (every %s, '
-            '[reservations] granularity); the nearest valid times are %s '
+            '[windows] granularity); the nearest valid times are %s '
             'and %s.' % (key, _iso(value) if value.microsecond == 0
                          else value.isoformat() + 'Z', span(step),
                          _iso(found[0]), _iso(found[1])))
@@ -94,11 +94,11 @@ def check_bounds(start: datetime.datetime, end: datetime.datetime,
 
     :raises: InvalidParameterValue naming the limit
     """
-    conf = CONF.reservations
+    conf = CONF.windows
     if conf.max_advance and start > now + conf.max_advance * _SECOND:
         raise exception.InvalidParameterValue(
             err='start_at %s is too far ahead: windows start within %s '
-                'of now ([reservations] max_advance); the latest start '
+                'of now ([windows] max_advance); the latest start '
                 'allowed now is %s.' % (
                     _iso(start), span(conf.max_advance),
                     _iso(now + conf.max_advance * _SECOND)))
@@ -106,7 +106,7 @@ def check_bounds(start: datetime.datetime, end: datetime.datetime,
     if conf.min_duration and length < conf.min_duration * _SECOND:
         raise exception.InvalidParameterValue(
             err='The window from %s to %s lasts %s, less than the %s '
-                'allowed at least ([reservations] min_duration).' % (
+                'allowed at least ([windows] min_duration).' % (
                     _iso(start), _iso(end), span(length.total_seconds()),
                     span(conf.min_duration)))
     _check_longest(start, end, 'The window from %s to %s' % (
@@ -117,10 +117,10 @@ def check_bounds(start: datetime.datetime, end: datetime.datetime,
 
 def _check_longest(start: datetime.datetime, end: datetime.datetime,
                    what: str) -> None:
-    longest = CONF.reservations.max_duration
+    longest = CONF.windows.max_duration
     if longest and end - start > longest * _SECOND:
         raise exception.InvalidParameterValue(
-            err='%s lasts %s, more than the %s allowed ([reservations] '
+            err='%s lasts %s, more than the %s allowed ([windows] '
                 'max_duration); the latest end allowed is %s.' % (
                     what, span((end - start).total_seconds()),
                     span(longest), _iso(start + longest * _SECOND)))
@@ -150,7 +150,7 @@ def _check_caps(conn, project: str, start: datetime.datetime,
     :returns: how many of the windows, from count to most, the caps allow
     :raises: WindowLimitExceeded naming the cap and the usage
     """
-    conf = CONF.reservations
+    conf = CONF.windows
     if not (conf.max_future_per_project or conf.max_active_per_project
             or conf.max_node_hours_per_project):
         return most
@@ -164,7 +164,7 @@ def _check_caps(conn, project: str, start: datetime.datetime,
         if room < count:
             raise exception.WindowLimitExceeded(
                 err='Project %s has %d scheduled windows, as many as allowed '
-                    '([reservations] max_future_per_project = %d)%s; one '
+                    '([windows] max_future_per_project = %d)%s; one '
                     'more can be booked once one of them started or was '
                     'deleted.' % (project, len(scheduled),
                                   conf.max_future_per_project, more))
@@ -176,7 +176,7 @@ def _check_caps(conn, project: str, start: datetime.datetime,
         if room < count:
             raise exception.WindowLimitExceeded(
                 err='Project %s would hold %d windows at once between %s '
-                    'and %s, more than the %d allowed ([reservations] '
+                    'and %s, more than the %d allowed ([windows] '
                     'max_active_per_project); its windows there: %s.'
                     % (project, at_once(over) + count, _iso(start),
                        _iso(end), conf.max_active_per_project,
@@ -194,7 +194,7 @@ def _check_caps(conn, project: str, start: datetime.datetime,
             raise exception.WindowLimitExceeded(
                 err='Project %s holds %.2f machine-hours in its scheduled '
                     'and started windows; %s of %.2f hours would make '
-                    '%.2f, more than the %.2f allowed ([reservations] '
+                    '%.2f, more than the %.2f allowed ([windows] '
                     'max_node_hours_per_project).'
                     % (project, used, 'this window' if count == 1
                        else '%d windows' % count, asked,

@@ -81,12 +81,12 @@ class Margins:
 
 
 def margins(pre: int | None = None, post: int | None = None) -> Margins:
-    """A pool's margins: its own (seconds), else the [reservations]
+    """A pool's margins: its own (seconds), else the [windows]
     options."""
     return Margins(
-        datetime.timedelta(seconds=CONF.reservations.pre_margin
+        datetime.timedelta(seconds=CONF.windows.pre_margin
                            if pre is None else pre),
-        datetime.timedelta(seconds=CONF.reservations.post_margin
+        datetime.timedelta(seconds=CONF.windows.post_margin
                            if post is None else post))
 
 
@@ -550,7 +550,7 @@ def overdue(alloc) -> bool:
     """Whether a windowed allocation waited for its node longer than
     start_grace after its slot began."""
     return (db_api.utcnow() - alloc.slot_from).total_seconds() > (
-        CONF.reservations.start_grace)
+        CONF.windows.start_grace)
 
 
 def started(alloc, node, host: str) -> events.Event:

@@ -14,8 +14,8 @@ from pool_conductor.conf import exec_broker
 from pool_conductor.conf import external_manager
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
-from pool_conductor.conf import reservations
 from pool_conductor.conf import sandbox
+from pool_conductor.conf import windows
 
 CONF = cfg.CONF
 
@@ -30,7 +30,7 @@ exec_broker.register_opts(CONF)
 external_manager.register_opts(CONF)
 pool.register_opts(CONF)
 provisioner.register_opts(CONF)
-reservations.register_opts(CONF)
+windows.register_opts(CONF)
 sandbox.register_opts(CONF)
 log.register_options(CONF)
 for _group, _opts in messaging_opts.list_opts():

@@ -12,8 +12,8 @@ from pool_conductor.conf import exec_broker
 from pool_conductor.conf import external_manager
 from pool_conductor.conf import pool
 from pool_conductor.conf import provisioner
-from pool_conductor.conf import reservations
 from pool_conductor.conf import sandbox
+from pool_conductor.conf import windows
 
 
 def list_opts():
@@ -30,7 +30,7 @@ def list_opts():
         ('external_manager', external_manager.opts),
         ('pool', pool.opts),
         ('provisioner', provisioner.opts),
-        ('reservations', reservations.opts),
+        ('windows', windows.opts),
         ('sandbox', sandbox.opts),
     ]
 

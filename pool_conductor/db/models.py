@@ -350,7 +350,7 @@ class Allocation(TimestampMixin, Base):
     #  "unset": [keys the node did not have], "profiles": [added]}.
     set_by: orm.Mapped[dict | None] = orm.mapped_column(JSONType)
     # When a started window was warned that it will be reclaimed unless
-    # its node is deployed ([reservations] idle_reclaim_after).
+    # its node is deployed ([windows] idle_reclaim_after).
     idle_warned_at: orm.Mapped[datetime.datetime | None] = (
         orm.mapped_column(sa.DateTime))
     # The lifespan_end pool.allocation.before_end was emitted for (a new
@@ -541,7 +541,7 @@ class Pool(TimestampMixin, Base):
     keep_params: orm.Mapped[bool | None] = orm.mapped_column(
         sa.Boolean, default=False)
     # Seconds its nodes are held before and after a window (None: the
-    # [reservations] options).
+    # [windows] options).
     reservation_pre_margin: orm.Mapped[int | None] = orm.mapped_column(
         sa.Integer)
     reservation_post_margin: orm.Mapped[int | None] = orm.mapped_column(
@@ -886,7 +886,7 @@ class NodeSlot(Base):
 class ProjectWindows(Base):
     """One row per project that booked windows: its row lock serializes
     the bookings and extensions of the project, so that two cannot both
-    pass its caps ([reservations] max_*_per_project)."""
+    pass its caps ([windows] max_*_per_project)."""
 
     __tablename__ = 'project_windows'
 

@@ -144,7 +144,7 @@ class WindowRaceMixin:
         """Clients of one project book windows that no node conflict
         stops at once: exactly its cap of them is booked."""
         self.config(max_future_per_project=3, max_active_per_project=0,
-                    group='reservations')
+                    group='windows')
         for _ in range(2):
             nodes_db.create_node(self.context, {
                 'driver': 'fake-hardware', 'resource_class': 'capped',

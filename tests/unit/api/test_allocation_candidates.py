@@ -292,7 +292,7 @@ class WindowPreviewTestCase(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(pre_margin=0, post_margin=1800, group='reservations')
+        self.config(pre_margin=0, post_margin=1800, group='windows')
         self.worker = AllocationWorker('test-host', 1)
         self.addCleanup(self.worker.stop)
         self.now = db_api.utcnow().replace(microsecond=0)
@@ -435,7 +435,7 @@ class WindowPreviewParityTestCase(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(pre_margin=0, post_margin=1800, group='reservations')
+        self.config(pre_margin=0, post_margin=1800, group='windows')
         self.worker = AllocationWorker('test-host', 1)
         self.addCleanup(self.worker.stop)
 

@@ -133,7 +133,7 @@ class TestAutofillHorizon(test_pools.PoolAPITestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(pre_margin=0, post_margin=0, group='reservations')
+        self.config(pre_margin=0, post_margin=0, group='windows')
         conductors_db.register_conductor(self.context, 'test-host')
         self.filler = autofill.AutoFiller('test-host')
         self.create('brokers', {'name': 'cloud', 'driver': 'fake'})
@@ -191,11 +191,11 @@ class TestAutofillHorizon(test_pools.PoolAPITestCase):
 
     def test_the_option_sets_the_horizon_and_0_turns_it_off(self):
         self.book(datetime.timedelta(minutes=30))
-        self.config(autofill_horizon=0, group='reservations')
+        self.config(autofill_horizon=0, group='windows')
         self.assertEqual(0, self.filler.check(self.context)['web'].requested)
-        self.config(autofill_horizon=600, group='reservations')
+        self.config(autofill_horizon=600, group='windows')
         self.assertEqual(0, self.filler.check(self.context)['web'].requested)
-        self.config(autofill_horizon=3600, group='reservations')
+        self.config(autofill_horizon=3600, group='windows')
         self.assertEqual(1, self.filler.check(self.context)['web'].requested)
 
     def test_max_free_does_not_destroy_the_replacement(self):

@@ -36,7 +36,7 @@ class MaintenanceWindowTestCase(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(pre_margin=0, post_margin=1800, group='reservations')
+        self.config(pre_margin=0, post_margin=1800, group='windows')
         conductors_db.register_conductor(self.context, 'test-host')
         self.worker = AllocationWorker('test-host', 1)
         self.addCleanup(self.worker.stop)

@@ -1,8 +1,10 @@
 """Reservations: windowed allocations of several nodes booked together
 (POST /v1/reservations), all or nothing; their start, listing, deletion,
 bad requests and who may see them."""
+from oslo_config import fixture as config_fixture
 import sqlalchemy as sa
 
+from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
@@ -123,14 +125,14 @@ class ReservationTestCase(test_windows.WindowBase):
                     {'op': 'add', 'path': '/owner', 'value': 'p1'},
                     {'op': 'add', 'path': '/lessee', 'value': 'p2'}],
             ).status_code)
-        self.config(max_future_per_project=3, group='reservations')
+        self.config(max_future_per_project=3, group='windows')
         self.book(5 * HOUR, 6 * HOUR, owner='p1')
         self.assertIn('max_future_per_project', self.reserve(
             {'min': 3, 'max': 3}, owner='p1', status=403).get_data(
             as_text=True))
         body = self.reserve({'min': 1, 'max': 3}, owner='p1').get_json()
         self.assertEqual(2, len(body['allocations']))
-        self.config(max_node_hours_per_project=5, group='reservations')
+        self.config(max_node_hours_per_project=5, group='windows')
         self.assertIn('3 windows of 2.00 hours would make', self.reserve(
             {'min': 3, 'max': 3}, start=7 * HOUR, end=9 * HOUR, owner='p2',
             status=403).get_data(as_text=True))
@@ -163,7 +165,7 @@ class ReservationTestCase(test_windows.WindowBase):
     def test_bad_requests_are_400(self):
         start = rfc3339(self.now + HOUR)
         end = rfc3339(self.now + 2 * HOUR)
-        self.config(max_count=10, group='reservations')
+        self.config(max_count=10, group='windows')
         for body in (
                 {'count': {'min': 3, 'max': 2}, 'start_at': start,
                  'end_at': end},
@@ -194,6 +196,16 @@ class ReservationTestCase(test_windows.WindowBase):
             self.assertError(400, self.post('/v1/reservations', body))
         self.assertEqual(0, count_rows(self.context, models.Reservation))
         self.assertError(404, self.reserve(1, pool='nope', status=404))
+
+    def test_options_of_the_old_group_still_hold(self):
+        # A configuration file written before [windows] was named so.
+        self.useFixture(config_fixture.Config(CONF)).load_raw_values(
+            group='reservations', max_count='3')
+        start = rfc3339(self.now + HOUR)
+        error = self.assertError(400, self.post(
+            '/v1/reservations', {'count': 4, 'start_at': start,
+                                 'duration': '1h'}))
+        self.assertIn('at most 3 nodes ([windows] max_count)', error)
 
     # The start
 

@@ -41,7 +41,7 @@ class HealingTestCase(Watched, base.APITestCase):
     def setUp(self):
         super().setUp()
         self.config(pre_margin=0, post_margin=1800, start_grace=300,
-                    group='reservations')
+                    group='windows')
         with self.paused():
             conductors_db.register_conductor(self.context, 'test-host')
         self.worker = AllocationWorker('test-host', 1)

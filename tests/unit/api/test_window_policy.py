@@ -50,19 +50,19 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     # Bounds
 
     def test_max_advance(self):
-        self.config(max_advance=86400, group='reservations')
+        self.config(max_advance=86400, group='windows')
         text = self.assertError(400, self.book(
             25 * HOUR, 26 * HOUR, status=400), 'max_advance')
         self.assertIn('the latest start allowed now is', text)
         self.assertIn('1d', text)
         # Within it, up to the last second.
         self.book(23 * HOUR, 24 * HOUR)
-        self.config(max_advance=0, group='reservations')
+        self.config(max_advance=0, group='windows')
         self.book(25 * HOUR, 26 * HOUR)
 
     def test_min_and_max_duration(self):
         self.config(min_duration=600, max_duration=2 * 3600,
-                    group='reservations')
+                    group='windows')
         text = self.assertError(400, self.book(
             HOUR, HOUR + 9 * MINUTE, status=400), 'min_duration')
         self.assertIn('lasts 9m, less than the 10m', text)
@@ -75,7 +75,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
 
     def test_a_window_that_began_is_not_bounded(self):
         self.config(max_duration=3600, granularity=900,
-                    group='reservations')
+                    group='windows')
         body = self.post('/v1/allocations', {
             'resource_class': 'baremetal',
             'start_at': rfc3339(self.now - 2 * MINUTE),
@@ -87,7 +87,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.book(24 * 365 * HOUR, 24 * 366 * HOUR)
 
     def test_granularity_names_the_nearest_times_and_does_not_round(self):
-        self.config(granularity=900, group='reservations')
+        self.config(granularity=900, group='windows')
         start = self.hour + 7 * MINUTE
         text = self.assertError(400, self.book_at(
             start, self.hour + HOUR, status=400), 'granularity')
@@ -110,7 +110,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.extend(body['uuid'], self.hour + 75 * MINUTE)
 
     def test_max_duration_holds_for_an_extension(self):
-        self.config(max_duration=2 * 3600, group='reservations')
+        self.config(max_duration=2 * 3600, group='windows')
         a = self.book(HOUR, 2 * HOUR).get_json()
         text = self.assertError(400, self.extend(
             a['uuid'], self.now + 3 * HOUR + MINUTE, status=400),
@@ -122,7 +122,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     # Caps per project
 
     def test_max_future_per_project(self):
-        self.config(max_future_per_project=2, group='reservations')
+        self.config(max_future_per_project=2, group='windows')
         self.book(HOUR, 2 * HOUR, owner='p1')
         self.book(3 * HOUR, 4 * HOUR, owner='p1')
         text = self.assertError(403, self.book(
@@ -141,7 +141,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.book(5 * HOUR, 6 * HOUR, owner='p1')
 
     def test_max_active_per_project_counts_windows_at_once(self):
-        self.config(max_active_per_project=2, group='reservations')
+        self.config(max_active_per_project=2, group='windows')
         a = self.book(HOUR, 3 * HOUR, owner='p1').get_json()
         self.book(2 * HOUR, 4 * HOUR, owner='p1')
         text = self.assertError(403, self.book(
@@ -165,7 +165,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
             test_windows.parse(resp.get_json()['lifespan_end'])))
 
     def test_max_node_hours_per_project(self):
-        self.config(max_node_hours_per_project=5, group='reservations')
+        self.config(max_node_hours_per_project=5, group='windows')
         a = self.book(HOUR, 3 * HOUR, owner='p1').get_json()
         self.book(HOUR, 3 * HOUR, owner='p1')
         text = self.assertError(403, self.book(
@@ -181,19 +181,19 @@ class WindowPolicyTestCase(test_windows.WindowBase):
                                           status=403),
                          'max_node_hours_per_project')
         # Shortening is allowed over a cap lowered since.
-        self.config(max_node_hours_per_project=1, group='reservations')
+        self.config(max_node_hours_per_project=1, group='windows')
         self.extend(a['uuid'], self.now + 150 * MINUTE)
-        self.config(max_node_hours_per_project=5, group='reservations')
+        self.config(max_node_hours_per_project=5, group='windows')
         self.delete('/v1/allocations/%s' % a['uuid'])
         self.book(6 * HOUR, 8 * HOUR, owner='p1')
 
     def test_allocations_without_an_owner_are_not_capped(self):
-        self.config(max_future_per_project=1, group='reservations')
+        self.config(max_future_per_project=1, group='windows')
         self.book(HOUR, 2 * HOUR)
         self.book(3 * HOUR, 4 * HOUR)
 
     def test_caps_lock_the_project_row(self):
-        self.config(max_future_per_project=5, group='reservations')
+        self.config(max_future_per_project=5, group='windows')
         self.book(HOUR, 2 * HOUR, owner='p1')
         self.book(3 * HOUR, 4 * HOUR, owner='p1')
         with db_api.reader(self.context) as session:
@@ -224,7 +224,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
                 provision_updated_at=now - ago - HOUR))
 
     def test_idle_window_is_warned_then_reclaimed(self):
-        self.config(idle_reclaim_after=3600, group='reservations')
+        self.config(idle_reclaim_after=3600, group='windows')
         a = self.started_window()
         self.assertEqual((0, 0), expiry.reclaim_idle(self.context))
         self.set_start(a['uuid'], 31 * MINUTE)
@@ -248,7 +248,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
                 sa.select(sa.func.count()).select_from(models.NodeSlot)))
 
     def test_deployed_window_is_not_reclaimed(self):
-        self.config(idle_reclaim_after=3600, group='reservations')
+        self.config(idle_reclaim_after=3600, group='windows')
         a = self.started_window()
         resp = self.put('/v1/nodes/%s/states/provision' % a['node_uuid'],
                         {'target': 'active'})
@@ -267,7 +267,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.assertEqual('active', self.allocation(a['uuid'])['state'])
 
     def test_deployed_windows_do_not_hide_idle_ones(self):
-        self.config(idle_reclaim_after=3600, group='reservations')
+        self.config(idle_reclaim_after=3600, group='windows')
         self.patch(window_policy, 'BATCH', 1)
         busy = self.started_window()
         idle = self.started_window()
@@ -292,7 +292,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
     # The notice before the end, and the end
 
     def test_before_end_is_emitted_once_per_end(self):
-        self.config(before_end=3600, group='reservations')
+        self.config(before_end=3600, group='windows')
         a = self.started_window()
         self.assertEqual(0, expiry.notify_before_end(self.context))
         self.set_end(a['uuid'], 59 * MINUTE)
@@ -309,7 +309,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.assertEqual(0, expiry.notify_before_end(self.context))
         self.assertEqual(2, self.events_of(a['uuid']).count(
             'pool.allocation.before_end'))
-        self.config(before_end=0, group='reservations')
+        self.config(before_end=0, group='windows')
         self.set_end(a['uuid'], 10 * MINUTE)
         self.assertEqual(0, expiry.notify_before_end(self.context))
 
@@ -339,7 +339,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
 
     def test_the_conductor_round_warns_and_announces(self):
         self.config(idle_reclaim_after=3600, before_end=3600,
-                    group='reservations')
+                    group='windows')
         a = self.started_window()
         self.set_start(a['uuid'], 40 * MINUTE)
         self.set_end(a['uuid'], 30 * MINUTE)
@@ -352,7 +352,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
 
     def test_periodics_never_raise(self):
         self.config(idle_reclaim_after=3600, before_end=3600,
-                    group='reservations')
+                    group='windows')
         self.patch(expiry.policy_db, 'idle_candidates',
                    lambda *a: 1 / 0)
         self.patch(expiry.policy_db, 'ending', lambda *a: 1 / 0)
@@ -364,7 +364,7 @@ class NowTestCase(test_windows.WindowBase):
     """The bounds are counted from the database's clock."""
 
     def test_max_advance_from_now(self):
-        self.config(max_advance=3600, group='reservations')
+        self.config(max_advance=3600, group='windows')
         later = db_api.utcnow() + datetime.timedelta(hours=2)
         self.patch(db_api, 'utcnow', lambda: later)
         self.book(2 * HOUR, 3 * HOUR)

@@ -36,7 +36,7 @@ class WindowBase(base.APITestCase):
     def setUp(self):
         super().setUp()
         self.config(pre_margin=0, post_margin=1800, start_grace=300,
-                    group='reservations')
+                    group='windows')
         conductors_db.register_conductor(self.context, 'test-host')
         self.worker = AllocationWorker('test-host', 1)
         self.addCleanup(self.worker.stop)
@@ -91,7 +91,7 @@ class WindowTestCase(WindowBase):
     # Booking
 
     def test_window_in_the_future_is_scheduled_with_its_slot(self):
-        self.config(pre_margin=300, group='reservations')
+        self.config(pre_margin=300, group='windows')
         body = self.book(HOUR, 3 * HOUR, name='lab').get_json()
         self.assertEqual('scheduled', body['state'])
         self.assertEqual(self.node['uuid'], body['node_uuid'])
@@ -358,7 +358,7 @@ class WindowTestCase(WindowBase):
         self.assertEqual(1, self.start_due())
         self.assertEqual(windows.WAITING, self.worker.process(alloc_id))
         self.assertEqual('allocating', self.allocation(a['uuid'])['state'])
-        self.config(start_grace=0, group='reservations')
+        self.config(start_grace=0, group='windows')
         self.assertEqual('failed', self.worker.process(alloc_id))
         body = self.allocation(a['uuid'])
         self.assertEqual('error', body['state'])

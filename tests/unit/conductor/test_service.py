@@ -287,7 +287,7 @@ class WindowStartTestCase(base.TestCase):
         super().setUp()
         self.config(check_allocations_interval=1, heartbeat_interval=1,
                     heartbeat_timeout=3, group='conductor')
-        self.config(check_interval=0.1, pre_margin=0, group='reservations')
+        self.config(check_interval=0.1, pre_margin=0, group='windows')
         self.addCleanup(rpc.cleanup)
 
     def book(self, seconds):

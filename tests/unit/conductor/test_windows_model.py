@@ -107,7 +107,7 @@ class BookingModelTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(pre_margin=0, post_margin=300, group='reservations')
+        self.config(pre_margin=0, post_margin=300, group='windows')
         self.nodes = [self.create_node(name='n-%d' % i).uuid
                       for i in range(2)]
         self.patch(windows.db_api, 'utcnow', lambda: T0 - MINUTE)

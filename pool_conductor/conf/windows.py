@@ -1,8 +1,13 @@
-"""Options of the [reservations] group: allocations for a time window."""
+"""Options of the [windows] group: allocations for a time window.
+
+The group was [reservations] before; oslo.config still reads its options
+there (deprecated_group), so existing configuration files keep working.
+"""
 from oslo_config import cfg
 
 opts = [
     cfg.IntOpt('pre_margin',
+               deprecated_group='reservations',
                default=0,
                min=0,
                max=86400,
@@ -12,6 +17,7 @@ opts = [
                     'at start_at. A pool may set its own '
                     '(reservation_pre_margin).'),
     cfg.IntOpt('post_margin',
+               deprecated_group='reservations',
                default=1800,
                min=0,
                max=86400,
@@ -23,6 +29,7 @@ opts = [
                     'lifespan_end. A pool may set its own '
                     '(reservation_post_margin).'),
     cfg.FloatOpt('check_interval',
+                 deprecated_group='reservations',
                  default=10.0,
                  min=0,
                  help='Seconds between two rounds in which a conductor '
@@ -31,6 +38,7 @@ opts = [
                       '(any conductor: each is claimed with SKIP LOCKED). '
                       '0 disables it on this conductor.'),
     cfg.IntOpt('autofill_horizon',
+               deprecated_group='reservations',
                default=3600,
                min=0,
                help='Seconds ahead AutoFill looks at the windows of '
@@ -41,6 +49,7 @@ opts = [
                     'window\'s start. 0 disables it. A pool may set its '
                     'own (autofill.horizon).'),
     cfg.IntOpt('start_grace',
+               deprecated_group='reservations',
                default=300,
                min=0,
                help='Seconds after the start of its slot during which a '
@@ -49,6 +58,7 @@ opts = [
                     'cleaned, say); after that it fails with its '
                     'last_error.'),
     cfg.IntOpt('max_advance',
+               deprecated_group='reservations',
                default=0,
                min=0,
                help='Seconds ahead a window may start at most: a booking '
@@ -56,12 +66,14 @@ opts = [
                     'refused (400). 0 allows any start; 2592000 is 30 '
                     'days.'),
     cfg.IntOpt('min_duration',
+               deprecated_group='reservations',
                default=0,
                min=0,
                help='The shortest window in seconds (end_at minus '
                     'start_at); a shorter one is refused (400). 0 allows '
                     'any.'),
     cfg.IntOpt('max_duration',
+               deprecated_group='reservations',
                default=0,
                min=0,
                help='The longest window in seconds; a longer booking, or '
@@ -69,6 +81,7 @@ opts = [
                     'counted from start_at, is refused (400). 0 allows '
                     'any (a pool\'s lifespan maximum still holds).'),
     cfg.IntOpt('granularity',
+               deprecated_group='reservations',
                default=0,
                min=0,
                max=86400,
@@ -78,6 +91,7 @@ opts = [
                     'with the nearest times on it, not rounded. 60 gives '
                     'whole minutes; 0 allows any second.'),
     cfg.IntOpt('max_active_per_project',
+               deprecated_group='reservations',
                default=0,
                min=0,
                help='How many started windows (allocating or active) a '
@@ -85,12 +99,14 @@ opts = [
                     'booking whose window would overlap that many of them '
                     'is refused (403). 0: no cap.'),
     cfg.IntOpt('max_future_per_project',
+               deprecated_group='reservations',
                default=0,
                min=0,
                help='How many scheduled windows (booked, not yet started) '
                     'a project may have; one more is refused (403). 0: no '
                     'cap.'),
     cfg.FloatOpt('max_node_hours_per_project',
+                 deprecated_group='reservations',
                  default=0,
                  min=0,
                  help='The machine-hours a project may hold in its '
@@ -98,6 +114,7 @@ opts = [
                       'length of each, one machine each); a booking or an '
                       'extension beyond it is refused (403). 0: no cap.'),
     cfg.IntOpt('idle_reclaim_after',
+               deprecated_group='reservations',
                default=0,
                min=0,
                help='Seconds after its start after which a window whose '
@@ -109,6 +126,7 @@ opts = [
                     'instance_info is set. Checked in the rounds of '
                     'check_interval. 0 disables it.'),
     cfg.IntOpt('before_end',
+               deprecated_group='reservations',
                default=3600,
                min=0,
                help='Seconds before the end of a started window at which '
@@ -117,6 +135,7 @@ opts = [
                     'Checked in the rounds of check_interval. 0 disables '
                     'it.'),
     cfg.IntOpt('max_count',
+               deprecated_group='reservations',
                default=100,
                min=1,
                max=10000,
@@ -127,4 +146,4 @@ opts = [
 
 
 def register_opts(conf):
-    conf.register_opts(opts, group='reservations')
+    conf.register_opts(opts, group='windows')
