@@ -6,8 +6,9 @@ instance_uuid), frees one (deleting an allocation, returnMachines,
 returnToPool, a node PATCH, undeploy, deleting a node) or moves one
 between pools (addMachines, removeMachines, AutoFill, a stage report)
 calls grant(), release(), move(), report() or report_driven() in its
-transaction; grant() inserts the allocations it gives nodes to, and
-activate() makes the allocation worker's active. Machines brokers make
+transaction; grant() inserts the allocations it gives nodes to,
+activate() makes the allocation worker's active, and delete_handles()
+deletes an ending claim's lost handles. Machines brokers make
 and destroy enter and leave their pools through begin_creation(),
 finish_creation(), abandon_creation() and delete_destroyed(). Each
 applies the pool's transition actions (pool_conductor.lifecycle) exactly
@@ -261,6 +262,12 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
         for n in held])
     slots_db.drop(conn, booked)
     binding_db.delete_allocations(conn, [n.allocation_id for n in nodes])
+
+
+def delete_handles(conn, allocation_ids: list[int]) -> None:
+    """Delete the allocations of an ending claim that hold no node (its
+    lost handles); those that hold one go with release()."""
+    binding_db.delete_allocations(conn, allocation_ids)
 
 
 def move(conn, nodes: list, target: str) -> None:
@@ -551,8 +558,8 @@ def delete_node(context, node, lose=None) -> None:
     with its instance and allocation).
 
     :param lose: lose(conn, node, reason) takes a claim's machine from
-        its claim (pool_conductor.claims.lose_machine()); without it, a
-        claim's machine is refused.
+        its claim (pool_conductor.claim_release.lose_machine()); without
+        it, a claim's machine is refused.
     :raises: NodeLocked, ConcurrentUpdate, NodeNotFound, NodeOfClaim
     """
     def work(conn, current):

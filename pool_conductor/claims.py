@@ -13,8 +13,15 @@ broker (pool_conductor.machines: recorded first, with a token
 that names the claim's resource, within the pool's max_unready); a later
 round binds them, first to the resources they were made for. Without a
 broker, or when the broker fails, the claim is in ``error`` and nothing
-is bound. Deleting a claim, or the end of its lifespan, releases
-its machines through the binding writer.
+is bound.
+
+Which machine a resource gets, and the template it applies to it, are
+its provider's rules (pool_conductor.providers: match(), overrides());
+this module holds the claim's job around them: the locks, the grants,
+the claim's row and events. The rest of the family sits above it:
+pool_conductor.claim_templates changes a claim (its lifespan_end, the
+templates of its bound resources), pool_conductor.claim_release ends its
+machines (a claim deleted, its lifespan ended, a machine lost).
 """
 import datetime
 import json
@@ -25,21 +32,16 @@ from oslo_utils import uuidutils
 from pool_conductor import binding
 from pool_conductor import conductors
 from pool_conductor.db import api as db_api
-from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
-from pool_conductor.db import free_nodes
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
 from pool_conductor import events
 from pool_conductor import exception
-from pool_conductor import expiry
 from pool_conductor import handles
-from pool_conductor import lifecycle
 from pool_conductor import lifespans
 from pool_conductor import machines
-from pool_conductor import node_events
 from pool_conductor import payloads
 from pool_conductor import providers as providers_rules
 from pool_conductor import retry
@@ -61,13 +63,13 @@ BATCH = 100
 # claim before the claim's next round binds it.
 MAX_MADE = 3
 # Whose lifespan limits a claim, for the messages.
-_HOLDER = 'its providers\''
+HOLDER = 'its providers\''
 
 
-def _event(claim, event_type: str, prev_state: str | None,
-           state: str | None, message: str | None = None,
-           level: str = 'info', changes: dict | None = None
-           ) -> events.Event:
+def event(claim, event_type: str, prev_state: str | None,
+          state: str | None, message: str | None = None,
+          level: str = 'info', changes: dict | None = None
+          ) -> events.Event:
     """An event of a claim (as it is after the change), readable by its
     owner."""
     return events.Event(
@@ -76,6 +78,11 @@ def _event(claim, event_type: str, prev_state: str | None,
         payload=payloads.claim(claim, {**(changes or {}),
                                        'state': state or claim.state}),
         owner=claim.owner)
+
+
+def iso(value: datetime.datetime | None) -> str | None:
+    """A claim's time as its events give it."""
+    return None if value is None else value.isoformat()
 
 
 # Resolution (the API) ------------------------------------------------------
@@ -177,14 +184,14 @@ def create(context, values: dict, resources: list, rpcapi,
                                             for r in resolved])
     values['lifespan_end'] = whole_second(lifespans.end(
         minimum_policy(p.lifespan for p in found.values()), now, now,
-        values.get('lifespan_end'), _HOLDER))
+        values.get('lifespan_end'), HOLDER))
     host = rpcapi.pick_conductor(context)
     values.update(resources=resolved, state=states.CLAIM_PENDING,
                   conductor_affinity=host)
     with db_api.writer(context) as session:
         claim = claims_db.create(context, values)
-        events.record(session, [_event(claim, 'pool.claim.create.end', None,
-                                       states.CLAIM_PENDING)])
+        events.record(session, [event(
+            claim, 'pool.claim.create.end', None, states.CLAIM_PENDING)])
     return claim
 
 
@@ -197,44 +204,11 @@ def token_prefix(claim_uuid: str, index: int | None = None) -> str:
     return prefix if index is None else '%s%d-' % (prefix, index)
 
 
-def _of_project(claim) -> str:
-    if claim.node_project is None:
-        return ''
-    return ' owned or leased by project %s' % claim.node_project
+def _lock_pools(conn, claim) -> tuple[dict, dict]:
+    """The providers of a locked claim's resources by name, and their
+    pools by name, share-locked in name order.
 
-
-def _document(claim) -> dict:
-    """What templates see of a claim (resource_claim)."""
-    return {'uuid': claim.uuid, 'name': claim.name, 'owner': claim.owner,
-            'resources': claim.resources,
-            'lifespan_end': templates.Timestamp(claim.lifespan_end)
-            if claim.lifespan_end else None}
-
-
-def _override(provider, template: dict, index: int, document: dict,
-              requester: dict | None, now: datetime.datetime,
-              instance_uuid: str, node) -> dict:
-    """The template a bound resource applies to its machine: its
-    provider's override over the claimed one.
-
-    :raises: rounds.Rollback(FAILED) for an override that fails
-    """
-    handle = {'uuid': instance_uuid, 'allocation_uuid': instance_uuid,
-              'resource_index': index, 'provider': provider.name,
-              'node': {'uuid': node.uuid, 'name': node.name,
-                       'pool': node.pool}}
-    try:
-        return providers_rules.override(provider, template, index, document,
-                                        handle, requester, now)
-    except exception.InvalidParameterValue as exc:
-        raise rounds.Rollback(FAILED, exc.message) from None
-
-
-def _bind(conn, claim) -> None:
-    """Bind every resource of a locked pending claim that holds no
-    machine (all of them, but for a claim that lost some) to nodes its
-    node_project (if any) owns or leases, or raise rounds.Rollback (SHORT
-    with the indexes of the resources a broker is to make machines for).
+    :raises: rounds.Rollback(FAILED) for a provider or pool that is gone
     """
     found = claims_db.providers(conn, [r['provider']
                                        for r in claim.resources])
@@ -247,6 +221,17 @@ def _bind(conn, claim) -> None:
         pools[name] = pools_db.lock_pool(conn, name, share=True)
         if pools[name] is None:
             raise rounds.Rollback(FAILED, 'Pool %s does not exist.' % name)
+    return found, pools
+
+
+def _take(conn, claim, found: dict, pools: dict) -> dict[int, object]:
+    """A Free node, locked, for each resource of a locked claim that holds
+    no machine (providers.match()), none taken twice.
+
+    :returns: resource index -> node.
+    :raises: rounds.Rollback (SHORT with the indexes of the resources a
+        broker is to make machines for)
+    """
     # Machines made for the claim are looked for resource by resource
     # only if there are any (one query, not one per resource).
     made = any(p.broker for p in pools.values()) and bool(
@@ -258,83 +243,75 @@ def _bind(conn, claim) -> None:
         if i in held:
             continue
         provider = found[resource['provider']]
-        broker = pools[provider.pool].broker
-        match = providers_rules.Match(resource['template'],
-                                      providers_rules.ignored(provider))
-        exclude = [n.id for n in taken.values()]
-        if provider.resource_requires_claim:
-            # Only a machine made for this resource of this claim.
-            node = free_nodes.made_with(
-                conn, provider.pool, token_prefix(claim.uuid, i), exclude,
-                claim.node_project) if broker and made else None
-            if node is not None:
-                taken[i] = node
-            elif broker:
-                missing.append(i)
-            else:
-                raise rounds.Rollback(
-                    FAILED, 'Provider %s makes a machine for each claim '
-                    '(resource_requires_claim), and its pool %s has no '
-                    'broker.' % (provider.name, provider.pool))
-            continue
-        # A machine made for this resource first: it was made to its
-        # template, which its params may not show.
-        node = free_nodes.made_with(
-            conn, provider.pool, token_prefix(claim.uuid, i), exclude,
-            claim.node_project) if broker and made else None
+        broker = bool(pools[provider.pool].broker)
+        node = providers_rules.match(
+            conn, claim, i, provider, broker,
+            token_prefix(claim.uuid, i) if broker and made else None,
+            [n.id for n in taken.values()])
         if node is None:
-            node = match.find(conn, provider.pool, exclude,
-                              project=claim.node_project)
-        if node is None:
-            if match.find(conn, provider.pool, exclude, lock=False,
-                          project=claim.node_project):
-                raise rounds.Rollback(BUSY, None)
-            if broker:
-                missing.append(i)
-                continue
-            raise rounds.Rollback(
-                FAILED, 'No Free machine of pool %s (provider %s)%s '
-                'matches resource %d: %s.' % (
-                    provider.pool, provider.name, _of_project(claim), i,
-                    match.describe()))
-        taken[i] = node
+            missing.append(i)
+        else:
+            taken[i] = node
     if missing:
         raise rounds.Rollback(SHORT, missing)
+    return taken
+
+
+def _grant(conn, claim, taken: dict, instance_uuids: dict[int, str],
+           applied: dict[int, dict], also: list[events.Event]) -> bool:
+    """Give the nodes taken to new allocations of the claim through the
+    binding writer, with the caller's events recorded with the last
+    grant's (one statement).
+
+    :param applied: resource index -> the template it applies
+        (providers.overrides()).
+    :returns: whether every node was still free.
+    """
     # One statement per set of actions: resources asking the same get
     # their machines together.
     groups: dict[str, list] = {}
-    document = _document(claim)
-    now = db_api.utcnow()
     for i, node in taken.items():
-        resource = claim.resources[i]
-        template = resource['template']
-        instance_uuid = uuidutils.generate_uuid()
-        applied = _override(found[resource['provider']], template, i,
-                            document, claim.requester, now, instance_uuid,
-                            node)
-        groups.setdefault(json.dumps(providers_rules.request_actions(applied),
-                                     sort_keys=True), []).append(
-            binding.Grant(
-                node=node, instance_uuid=instance_uuid,
-                traits=tuple(sorted(set(template.get('traits') or ()))),
-                allocation={'owner': claim.owner, 'pool': node.pool,
-                            'resource_class': node.resource_class,
-                            'lifespan_end': claim.lifespan_end,
-                            'claim_id': claim.id, 'claim_resource': i}))
-    # The claim's event is recorded with the last grant's (one statement;
-    # the update below rolls it back with everything if the claim went).
-    bound = [_event(claim, 'pool.claim.bound', claim.state,
-                    states.CLAIM_BOUND, 'Bound to nodes %s' % ', '.join(
-                        n.uuid for n in taken.values()),
-                    changes={'last_error': None})]
-    for i, (key, grants) in enumerate(groups.items()):
+        template = claim.resources[i]['template']
+        key = json.dumps(providers_rules.request_actions(applied[i]),
+                         sort_keys=True)
+        groups.setdefault(key, []).append(binding.Grant(
+            node=node, instance_uuid=instance_uuids[i],
+            traits=tuple(sorted(set(template.get('traits') or ()))),
+            allocation={'owner': claim.owner, 'pool': node.pool,
+                        'resource_class': node.resource_class,
+                        'lifespan_end': claim.lifespan_end,
+                        'claim_id': claim.id, 'claim_resource': i}))
+    for n, (key, grants) in enumerate(groups.items()):
         if not binding.grant(conn, grants, free=True,
                              request_actions=json.loads(key),
-                             also=bound if i == len(groups) - 1 else None,
+                             also=also if n == len(groups) - 1 else None,
                              conductor=claim.conductor_affinity):
-            raise rounds.Rollback(BUSY, None)
+            return False
     if not groups:
-        events.record(conn, bound, conductor=claim.conductor_affinity)
+        events.record(conn, also, conductor=claim.conductor_affinity)
+    return True
+
+
+def _bind(conn, claim) -> None:
+    """Bind every resource of a locked pending claim that holds no
+    machine (all of them, but for a claim that lost some) to nodes its
+    node_project (if any) owns or leases, or raise rounds.Rollback (SHORT
+    with the indexes of the resources a broker is to make machines for).
+    Lock order: the claim, its pools (shared, by name), their nodes.
+    """
+    found, pools = _lock_pools(conn, claim)
+    taken = _take(conn, claim, found, pools)
+    instance_uuids = {i: uuidutils.generate_uuid() for i in taken}
+    applied = providers_rules.overrides(claim, found, taken, instance_uuids,
+                                        db_api.utcnow())
+    # The claim's event is recorded with the last grant's (one statement;
+    # the update below rolls it back with everything if the claim went).
+    bound = [event(claim, 'pool.claim.bound', claim.state,
+                   states.CLAIM_BOUND, 'Bound to nodes %s' % ', '.join(
+                       n.uuid for n in taken.values()),
+                   changes={'last_error': None})]
+    if not _grant(conn, claim, taken, instance_uuids, applied, bound):
+        raise rounds.Rollback(BUSY, None)
     if not claims_db.update(conn, claim.id,
                             {'state': states.CLAIM_BOUND,
                              'last_error': None}):
@@ -405,7 +382,7 @@ def fail(context, claim_id: int, host: str, error: str) -> bool:
             return False
         claims_db.update(conn, claim_id, {'state': states.CLAIM_ERROR,
                                           'last_error': error})
-        events.record(conn, [_event(
+        events.record(conn, [event(
             claim, 'pool.claim.error', claim.state, states.CLAIM_ERROR,
             error, 'error', changes={'last_error': error})], conductor=host)
         return True
@@ -529,311 +506,3 @@ def state_of(claim, machines: list) -> str:
                     for m in machines)):
         return states.CLAIM_READY
     return claim.state
-
-
-# Changes (the API) ---------------------------------------------------------
-
-def _policy(context, claim) -> dict:
-    found = providers_db.get_many(context, {
-        r['provider'] for r in claim.resources})
-    return minimum_policy(p.lifespan for p in found.values())
-
-
-def changed_end(context, claim, requested: datetime.datetime | None
-                ) -> datetime.datetime | None:
-    """A new lifespan_end of a claim: within the limits of its providers'
-    minimum policy, counted from the claim's creation.
-
-    :raises: InvalidParameterValue
-    """
-    policy = _policy(context, claim)
-    now = db_api.utcnow()
-    if requested is None:
-        if not lifespans.unlimited(policy):
-            raise exception.InvalidParameterValue(
-                err='lifespan_end cannot be removed: the lifespan of the '
-                    'claim\'s providers has a maximum; the latest end '
-                    'allowed is %s.' % lifespans.latest_end(
-                        policy, claim.created_at, now).isoformat())
-        return None
-    return whole_second(lifespans.end(policy, claim.created_at, now,
-                                      requested, _HOLDER))
-
-
-def _node_values(node, actions: dict) -> dict:
-    values = lifecycle.apply_actions(node, actions)
-    if 'workflow' in actions and not actions['workflow']:
-        values.update(workflow=None, stage=None, runnable=True)
-    return values
-
-
-def update(context, claim, values: dict) -> None:
-    """Change a claim's lifespan_end and the templates of its bound
-    resources (applied to their machines: params, profiles, workflow), in
-    one transaction.
-
-    :param values: lifespan_end (resolved by changed_end()), resources
-        (already checked by providers.template_changes()).
-    :raises: ClaimNotFound, InvalidState for templates of a claim that is
-        not bound, ConcurrentUpdate, NodeLocked when a conductor still
-        holds a machine locked after the retries
-    """
-    def work():
-        with db_api.writer_connection(context) as conn:
-            current = claims_db.lock(conn, claim.id)
-            if current is None:
-                raise exception.ClaimNotFound(claim=claim.uuid)
-            if (current.resources != claim.resources
-                    or current.state != claim.state):
-                raise exception.ConcurrentUpdate(what='Claim %s'
-                                                 % claim.uuid)
-            changed = []
-            if 'resources' in values:
-                changed += _apply_templates(conn, current,
-                                            values['resources'])
-                changed.append(_event(
-                    current, 'pool.claim.update.end', None, None,
-                    'Changed: resources', changes=values))
-            if ('lifespan_end' in values
-                    and values['lifespan_end'] != current.lifespan_end):
-                claims_db.set_allocations_end(conn, claim.id,
-                                              values['lifespan_end'])
-                changed.append(_event(
-                    current, 'pool.lifespan.extended',
-                    _iso(current.lifespan_end), _iso(values['lifespan_end']),
-                    'lifespan_end changed', changes=values))
-            claims_db.update(conn, claim.id, values)
-            events.record(conn, changed)
-    retry.on_deadlock(retry.on_node_locked, work)
-
-
-def check_changeable(claim) -> None:
-    """:raises: InvalidState unless the claim's templates may change (it
-    is bound)"""
-    if claim.state != states.CLAIM_BOUND:
-        raise exception.InvalidState(
-            err='The templates of claim %s cannot change: it is %s, not '
-                'bound.' % (claim.uuid, claim.state))
-
-
-def _iso(value: datetime.datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-def _apply_templates(conn, claim, resources: list) -> list[events.Event]:
-    """Apply changed templates to the machines of a bound claim.
-
-    :returns: the events of the nodes changed.
-    """
-    check_changeable(claim)
-    allocs = {a.claim_resource: a
-              for a in claims_db.allocations_of(conn, claim.id)}
-    changes = {}
-    for i, (old, new) in enumerate(zip(claim.resources, resources,
-                                       strict=True)):
-        if old['template'] != new['template'] and i in allocs:
-            changes[allocs[i].node_id] = providers_rules.node_actions(
-                old['template'], new['template'])
-    found = []
-    for node in binding_db.lock_nodes(conn, changes):
-        if node.reservation:
-            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
-        values = _node_values(node, changes[node.id])
-        if not claims_db.change_node(conn, node, values):
-            raise exception.ConcurrentUpdate(what='Node %s' % node.uuid)
-        found += node_events.changed(
-            node, values, 'Template of claim %s changed' % claim.uuid)
-    return found
-
-
-def _taken_off(template: dict, node) -> dict:
-    """The params and profiles of a claim's template that its end takes
-    off a machine besides what the binding recorded it set (set_by, set
-    back as it was): those a change of the template added later."""
-    recorded = getattr(node, 'set_by', None) or {}
-    known = set(recorded.get('params') or ()) | set(
-        recorded.get('unset') or ())
-    actions = providers_rules.release_actions(template)
-    actions['remove_parameters'] = [k for k in actions['remove_parameters']
-                                    if k not in known]
-    return actions
-
-
-def _release(conn, claim, now: datetime.datetime) -> list[int]:
-    """Release the machines of a locked claim through the binding writer
-    (force: a deployed one is torn down, as at the end of a lifespan) and
-    delete its allocations.
-
-    :returns: the ids of the machines torn down (left deleting).
-    :raises: NodeLocked
-    """
-    allocs = claims_db.allocations_of(conn, claim.id)
-    nodes = binding_db.lock_nodes(conn, [a.node_id for a in allocs
-                                         if a.node_id is not None])
-    resource_of = {a.id: a.claim_resource for a in allocs}
-    held = [n for n in nodes if n.allocation_id in resource_of]
-    found = claims_db.providers(conn, [r['provider']
-                                       for r in claim.resources])
-    torn_down = []
-    for node in held:
-        values = expiry.torn_down(node, now)
-        index = resource_of[node.allocation_id]
-        resource = (claim.resources[index]
-                    if index is not None and index < len(claim.resources)
-                    else {})
-        provider = found.get(resource.get('provider'))
-        keep = bool(provider is not None and provider.keep_params)
-        binding.release(conn, [node], force=True, values=values,
-                        for_claim=True, keep_params=keep,
-                        request_actions=None if keep else _taken_off(
-                            resource.get('template') or {}, node))
-        if values:
-            torn_down.append(node.id)
-    claims_db.delete_allocations(conn, claim.id)
-    return torn_down
-
-
-def destroy(context, claim, rpcapi) -> None:
-    """Delete a claim, releasing its machines; those deployed are cast to
-    a conductor that undeploys them.
-
-    :param rpcapi: a pool_conductor.rpcapi.ConductorAPI.
-    :raises: ClaimNotFound, NodeLocked when a conductor still holds a
-        machine locked after the retries (retry.on_node_locked())
-    """
-    def work():
-        with db_api.writer_connection(context) as conn:
-            current = claims_db.lock(conn, claim.id)
-            if current is None:
-                raise exception.ClaimNotFound(claim=claim.uuid)
-            torn_down = _release(conn, current, db_api.utcnow())
-            claims_db.delete(conn, claim.id)
-            events.record(conn, [_event(current, 'pool.claim.deleted',
-                                        current.state, None)])
-        return torn_down
-    torn_down = retry.on_deadlock(retry.on_node_locked, work)
-    if torn_down:
-        # With no live conductor, the first one's provisioning check
-        # moves them on.
-        try:
-            host = rpcapi.pick_conductor(context)
-        except exception.NoValidHost:
-            return
-        for node_id in torn_down:
-            rpcapi.continue_provisioning(context, node_id, host)
-
-
-# Lost machines -------------------------------------------------------------
-
-# What a claim does when a machine of one of its providers is lost
-# (the provider's on_lost): bind another to the resource, or go to error.
-ON_LOST_REPLACE = 'replace'
-ON_LOST_ERROR = 'error'
-
-
-def lose_machine(conn, node, reason: str) -> None:
-    """Take a claim's machine from its claim because it is lost (deleted,
-    failed, taken by an external manager), in the caller's transaction:
-    the node is released through the binding writer (what the claim set
-    taken off, unless its provider keeps it), its allocation stays as
-    the claim's lost handle (error, with reason), and the claim, per its
-    provider's on_lost, goes back to pending to be given another machine
-    (replace, the default) or to error.
-
-    :param node: the node, locked by this transaction, as
-        binding_db.lock_nodes() reads it; nothing is done unless it is a
-        claim's machine.
-    :raises: NodeLocked, ConcurrentUpdate
-    """
-    if node.claim_uuid is None or node.allocation_id is None:
-        return
-    held = claims_db.of_allocation(conn, node.allocation_id)
-    claim = claims_db.lock(conn, held.claim_id)
-    index = held.claim_resource
-    resource = (claim.resources[index]
-                if index is not None and index < len(claim.resources or ())
-                else {})
-    provider = claims_db.providers(conn, [resource.get('provider')]).get(
-        resource.get('provider'))
-    keep = bool(provider is not None and provider.keep_params)
-    message = 'Resource %s lost its machine %s: %s' % (index, node.uuid,
-                                                       reason)
-    policy = (provider.on_lost if provider is not None and provider.on_lost
-              else ON_LOST_REPLACE)
-    state = claim.state
-    if claim.state in (states.CLAIM_BOUND, states.CLAIM_PENDING):
-        state = (states.CLAIM_PENDING if policy == ON_LOST_REPLACE
-                 else states.CLAIM_ERROR)
-    changes = {'state': state}
-    if state == states.CLAIM_ERROR:
-        changes['last_error'] = message
-    lost = _event(claim, 'pool.claim.handle.lost', claim.state, state,
-                  message, 'warning', changes=changes)
-    binding.release(conn, [node], force=True, for_claim=True,
-                    keep_params=keep, lost=reason, also=[lost],
-                    request_actions=None if keep else _taken_off(
-                        resource.get('template') or {}, node))
-    claims_db.update(conn, claim.id, changes)
-
-
-def machine_lost(context, node_id: int, reason: str) -> bool:
-    """lose_machine() in a transaction of its own: for whatever finds a
-    claim's machine lost (an external manager took it, it failed).
-
-    :returns: whether the node was a claim's machine, and is lost to it.
-    :raises: NodeLocked
-    """
-    def work():
-        with db_api.writer_connection(context) as conn:
-            nodes = binding_db.lock_nodes(conn, [node_id])
-            if not nodes or nodes[0].claim_uuid is None:
-                return False
-            if nodes[0].reservation:
-                raise exception.NodeLocked(node=nodes[0].uuid,
-                                           host=nodes[0].reservation)
-            lose_machine(conn, nodes[0], reason)
-            return True
-    return retry.on_deadlock(work)
-
-
-def lose_failed(context) -> int:
-    """Periodic: a claim's machine whose deployment, rescue or cleaning
-    failed is lost to its claim (machine_lost()), which gets another or
-    goes to error per its provider's on_lost. Never raises.
-
-    :returns: how many machines this call found lost.
-    """
-    return rounds.run(lambda: claims_db.failed_machines(
-        context, states.FAIL_STATE.values(), BATCH),
-        lambda node_id: machine_lost(
-            context, node_id, 'its provision state failed'),
-        'losing failed machines')
-
-
-def _expire_one(context, claim_id: int) -> bool:
-    now = db_api.utcnow()
-    with db_api.writer_connection(context) as conn:
-        # Read again under its lock: an extension that came first wins.
-        current = claims_db.lock(
-            conn, claim_id, models.Claim.lifespan_end <= now,
-            models.Claim.state != states.CLAIM_EXPIRED)
-        if current is None:
-            return False
-        _release(conn, current, now)
-        claims_db.update(conn, claim_id, {'state': states.CLAIM_EXPIRED})
-        events.record(conn, [_event(
-            current, 'pool.lifespan.expired', current.state,
-            states.CLAIM_EXPIRED, 'The lifespan of claim %s ended at %s'
-            % (current.uuid, _iso(current.lifespan_end)))])
-        return True
-
-
-def expire(context, host: str) -> int:
-    """Release the machines of claims whose lifespan has ended and make
-    them expired: those of this conductor, of no conductor and of dead
-    ones (a takeover, as expiry.expire()). Never raises.
-
-    :returns: how many claims this call expired.
-    """
-    return expiry.expire_each(context, host, claims_db.list_expired,
-                                 _expire_one, 'claim')

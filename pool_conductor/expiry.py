@@ -3,7 +3,7 @@ machines and windows, and release their nodes through the binding writer.
 
 * Lifespan expiry: an allocation whose ``lifespan_end`` has passed is
   released (``pool.lifespan.expired``, and ``pool.allocation.ended`` for a
-  window), its deployed node undeployed; claims.expire() runs the same
+  window), its deployed node undeployed; claim_release.expire() runs the same
   round over claims.
 * The notice before a window's end (``pool.allocation.before_end``), once
   per end.

@@ -1,6 +1,14 @@
 """Providers of machines for claims, as Poolboy's ResourceProviders: the
 rules of their fields, and the resolution of a claim's resource template
-(defaults rendered, merged under the template, validated)."""
+(defaults rendered, merged under the template, validated).
+
+What a provider decides when a claim is bound lives here too: which Free
+machine of its pool one resource gets (match(): a machine made for the
+resource first, else one its template matches), and the template the
+resource then applies to it (overrides()). pool_conductor.claims calls
+them under its claim's lock and its pools' share locks, and gives the
+machines through the binding writer; nothing here writes.
+"""
 import copy
 import datetime
 import json
@@ -16,6 +24,7 @@ from pool_conductor import exception
 from pool_conductor import lifespans
 from pool_conductor import named
 from pool_conductor import regex
+from pool_conductor import rounds
 from pool_conductor import sandbox
 from pool_conductor import schemas
 from pool_conductor import templates
@@ -474,3 +483,90 @@ def node_actions(old: dict, new: dict) -> dict:
     if new.get('workflow') != old.get('workflow'):
         actions['workflow'] = new.get('workflow')
     return actions
+
+
+# A claim's resources given machines ---------------------------------------
+
+def _of_project(claim) -> str:
+    if claim.node_project is None:
+        return ''
+    return ' owned or leased by project %s' % claim.node_project
+
+
+def match(conn, claim, index: int, provider, broker: bool,
+          made_prefix: str | None, exclude: list[int]):
+    """The Free node of provider's pool that resource index of a locked
+    claim gets, locked: a machine made for the resource first (made to
+    its template, which its params may not show), else, unless the
+    provider has a machine made for each claim (resource_requires_claim),
+    one its template matches (Match); only one the claim's node_project
+    (if any) owns or leases, and none in exclude.
+
+    :param broker: whether the pool has a broker to make a machine.
+    :param made_prefix: how the broker tokens of the machines made for
+        the resource start, or None when none were made for the claim.
+    :returns: the node, or None when the pool's broker is to make one.
+    :raises: rounds.Rollback: FAILED when no machine can be had, BUSY
+        when the machines that match are locked by other transactions
+    """
+    wanted = Match(claim.resources[index]['template'], ignored(provider))
+    project = claim.node_project
+    node = free_nodes.made_with(conn, provider.pool, made_prefix, exclude,
+                                project) if made_prefix else None
+    if node is not None or (broker and provider.resource_requires_claim):
+        return node
+    if provider.resource_requires_claim:
+        raise rounds.Rollback(
+            rounds.FAILED, 'Provider %s makes a machine for each claim '
+            '(resource_requires_claim), and its pool %s has no broker.'
+            % (provider.name, provider.pool))
+    node = wanted.find(conn, provider.pool, exclude, project=project)
+    if node is None and wanted.find(conn, provider.pool, exclude,
+                                    lock=False, project=project):
+        raise rounds.Rollback(rounds.BUSY, None)
+    if node is None and not broker:
+        raise rounds.Rollback(
+            rounds.FAILED, 'No Free machine of pool %s (provider %s)%s '
+            'matches resource %d: %s.' % (
+                provider.pool, provider.name, _of_project(claim), index,
+                wanted.describe()))
+    return node
+
+
+def _claim_document(claim) -> dict:
+    """What templates see of a claim (resource_claim)."""
+    return {'uuid': claim.uuid, 'name': claim.name, 'owner': claim.owner,
+            'resources': claim.resources,
+            'lifespan_end': templates.Timestamp(claim.lifespan_end)
+            if claim.lifespan_end else None}
+
+
+def overrides(claim, found: dict, nodes: dict[int, object],
+              instance_uuids: dict[int, str], now: datetime.datetime
+              ) -> dict[int, dict]:
+    """The templates the resources of a claim being bound apply to their
+    machines: each provider's override over the claimed template
+    (override()).
+
+    :param found: the claim's providers by name.
+    :param nodes: resource index -> the node it gets.
+    :param instance_uuids: resource index -> the UUID of its allocation.
+    :returns: resource index -> the template applied.
+    :raises: rounds.Rollback(FAILED) for an override that fails
+    """
+    document = _claim_document(claim)
+    applied = {}
+    for i, node in nodes.items():
+        resource = claim.resources[i]
+        provider = found[resource['provider']]
+        handle = {'uuid': instance_uuids[i],
+                  'allocation_uuid': instance_uuids[i],
+                  'resource_index': i, 'provider': provider.name,
+                  'node': {'uuid': node.uuid, 'name': node.name,
+                           'pool': node.pool}}
+        try:
+            applied[i] = override(provider, resource['template'], i,
+                                  document, handle, claim.requester, now)
+        except exception.InvalidParameterValue as exc:
+            raise rounds.Rollback(rounds.FAILED, exc.message) from None
+    return applied

@@ -12,6 +12,7 @@ from pool_conductor.baremetal import provisioning
 from pool_conductor.booking import healing
 from pool_conductor.booking import maintenance_windows
 from pool_conductor.booking import windows
+from pool_conductor import claim_release
 from pool_conductor import claims
 from pool_conductor import conductors
 from pool_conductor.conf import CONF
@@ -249,7 +250,7 @@ class ConductorService:
         """Periodic task: release allocations and claims whose lifespan
         has ended, and undeploy their deployed nodes; never raises."""
         if (expiry.expire(self.context, self.host)
-                + claims.expire(self.context, self.host)):
+                + claim_release.expire(self.context, self.host)):
             provisioning.check(self.context, self.host)
 
     def check_provisioning(self) -> None:
@@ -273,7 +274,7 @@ class ConductorService:
     def check_claims(self) -> None:
         """Periodic task: take from their claims the machines that failed,
         then bind pending claims; never raises."""
-        claims.lose_failed(self.context)
+        claim_release.lose_failed(self.context)
         claims.bind_pending(self.context, self.host)
 
     def check_autofill(self) -> None:

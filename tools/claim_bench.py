@@ -30,6 +30,7 @@ def bench(backend: str, nodes: int, count: int, size: int,
 
     from oslo_utils import uuidutils
 
+    from pool_conductor import claim_release
     from pool_conductor import claims
     from pool_conductor.conf import CONF
     from pool_conductor import context as pool_context
@@ -104,7 +105,7 @@ def bench(backend: str, nodes: int, count: int, size: int,
                          held[1]), flush=True)
                 # Free the machines for the next round.
                 for claim_id in ids:
-                    claims.destroy(context, claims_db.get(
+                    claim_release.destroy(context, claims_db.get(
                         context, claims_db_uuid(engine, claim_id)),
                         conductor_api)
         finally:

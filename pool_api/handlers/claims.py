@@ -9,6 +9,8 @@ from pool_api import render
 from pool_api.schemas import claims as schema
 from pool_api.schemas import common
 from pool_api import validation
+from pool_conductor import claim_release
+from pool_conductor import claim_templates
 from pool_conductor import claims
 from pool_conductor.db import claims as claims_db
 from pool_conductor.db import providers as providers_db
@@ -150,7 +152,7 @@ def update_claim(claim_ident):
     validation.validate(schema.CLAIM_UPDATE, after)
     changed = validation.changes(before, after, PATCHABLE)
     if 'resources' in changed:
-        claims.check_changeable(claim)
+        claim_templates.check_changeable(claim)
         new = changed['resources']
         if [r['provider'] for r in new] != [r['provider']
                                             for r in claim.resources]:
@@ -171,11 +173,11 @@ def update_claim(claim_ident):
             providers.validate(provider, template, i, budget)
             providers.template_changes(provider, i, old['template'], template)
     if 'lifespan_end' in changed:
-        changed['lifespan_end'] = claims.changed_end(
+        changed['lifespan_end'] = claim_templates.changed_end(
             context, claim, validation.timestamp(changed['lifespan_end'],
                                                  'lifespan_end'))
     if changed:
-        claims.update(context, claim, changed)
+        claim_templates.update(context, claim, changed)
         claim = claims_db.get(context, claim.uuid)
     return _show(claim)
 
@@ -183,6 +185,6 @@ def update_claim(claim_ident):
 def delete_claim(claim_ident):
     """Delete a claim and release its machines."""
     claim = get_authorized(claim_ident, 'pool:claim:delete')
-    claims.destroy(flask.g.context, claim,
-                   flask.current_app.config['RPCAPI'])
+    claim_release.destroy(flask.g.context, claim,
+                          flask.current_app.config['RPCAPI'])
     return '', 204

@@ -18,7 +18,7 @@ from pool_conductor.baremetal import nodes as node_changes
 from pool_conductor.baremetal import provisioning
 from pool_conductor.baremetal import steps
 from pool_conductor import binding
-from pool_conductor import claims
+from pool_conductor import claim_release
 from pool_conductor import conductors
 from pool_conductor.db import api as db_api
 from pool_conductor.db import chassis as chassis_db
@@ -738,7 +738,7 @@ def delete_node(node_ident):
                    ', '.join(DELETE_ALLOWED_STATES)))
     # A claim's machine is lost to its claim, which replaces it or
     # reports the loss.
-    binding.delete_node(context, node, lose=claims.lose_machine)
+    binding.delete_node(context, node, lose=claim_release.lose_machine)
     return '', 204
 
 

@@ -252,12 +252,6 @@ def set_allocations_end(conn, claim_id: int, end) -> None:
         lifespan_end=end, updated_at=api.utcnow()))
 
 
-def delete_allocations(conn, claim_id: int) -> None:
-    """Delete the allocations of a claim that no node holds any more."""
-    conn.execute(sa.delete(_ALLOCATIONS).where(
-        _ALLOCATIONS.c.claim_id == claim_id))
-
-
 def delete(conn, claim_id: int) -> None:
     conn.execute(sa.delete(_CLAIMS).where(_CLAIMS.c.id == claim_id))
 

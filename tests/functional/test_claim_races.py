@@ -6,6 +6,8 @@ import threading
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from pool_conductor import claim_release
+from pool_conductor import claim_templates
 from pool_conductor import claims
 from pool_conductor import context as pool_context
 from pool_conductor.db import api as db_api
@@ -107,7 +109,7 @@ class ClaimRaceMixin:
             held = self.held()
             self.assertEqual({winner: 2}, {k: len(v)
                                            for k, v in held.items()})
-            claims.destroy(self.context, claims_db.get(
+            claim_release.destroy(self.context, claims_db.get(
                 self.context, claims_db_uuid(self.context, winner)),
                 rpcapi.ConductorAPI())
             self.assertEqual({}, self.held())
@@ -139,7 +141,7 @@ class ClaimRaceMixin:
 
         def expire(host):
             start.wait()
-            counts.append(claims.expire(self.context, host))
+            counts.append(claim_release.expire(self.context, host))
 
         threads = [threading.Thread(target=expire, args=(h,))
                    for h in HOSTS]
@@ -175,14 +177,14 @@ class ClaimChangeMixin(ClaimRaceMixin):
         providers.template_changes(
             providers_db.get(self.context, 'race'), 1,
             claim.resources[1]['template'], resources[1]['template'])
-        claims.update(self.context, claim, {'resources': resources})
+        claim_templates.update(self.context, claim, {'resources': resources})
         node_id = self.held()[claim_id][1]
         with db_api.reader(self.context) as session:
             node = session.get(models.Node, node_id, populate_existing=True)
         self.assertEqual({'power': 'off'}, node.params)
-        claims.destroy(self.context, claims_db.get(self.context,
-                                                   claim.uuid),
-                       rpcapi.ConductorAPI())
+        claim_release.destroy(self.context, claims_db.get(self.context,
+                                                          claim.uuid),
+                              rpcapi.ConductorAPI())
         self.assertEqual({}, self.held())
         providers_db.delete(self.context, 'race')
 

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from pool_api import app as pool_app
 from pool_api import auth
+from pool_conductor import claim_release
 from pool_conductor import claims
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
@@ -720,10 +721,10 @@ class ClaimChangeTestCase(ClaimTestBase):
             session.execute(sa.update(models.Claim).values(
                 lifespan_end=db_api.utcnow()
                 - datetime.timedelta(seconds=1)))
-        return claims.expire(self.context, 'test-host')
+        return claim_release.expire(self.context, 'test-host')
 
     def test_not_before_its_end(self):
-        self.assertEqual(0, claims.expire(self.context, 'test-host'))
+        self.assertEqual(0, claim_release.expire(self.context, 'test-host'))
         self.assertEqual('ready', self.get(self.path).get_json()['state'])
 
     def test_expiry_releases_machines(self):

@@ -2,7 +2,7 @@
 Ironic deletes a node with an instance), failed or taken by an external
 manager is lost to its claim, which records it and, per its provider's
 on_lost, gets another machine or goes to error, with events."""
-from pool_conductor import claims
+from pool_conductor import claim_release
 from pool_conductor.db import events as events_db
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import test_claims
@@ -103,8 +103,8 @@ class LostHandleTestCase(test_claims.ClaimTestBase):
         self.finish_provisioning()
         self.assertEqual('deploy failed', self.node(uuid)['provision_state'])
         # The conductor's round finds it lost, once.
-        self.assertEqual(1, claims.lose_failed(self.context))
-        self.assertEqual(0, claims.lose_failed(self.context))
+        self.assertEqual(1, claim_release.lose_failed(self.context))
+        self.assertEqual(0, claim_release.lose_failed(self.context))
         claim = self.ok(self.get('/v1/claims/c'))
         self.assertEqual('pending', claim['state'])
         self.assertEqual(('lost', None), (claim['handles'][0]['state'],
@@ -125,7 +125,7 @@ class LostHandleTestCase(test_claims.ClaimTestBase):
         claim = self.bound()
         node = nodes_db.get_node(self.context,
                                  claim['handles'][1]['node_uuid'])
-        self.assertTrue(claims.machine_lost(
+        self.assertTrue(claim_release.machine_lost(
             self.context, node.id, 'Taken by the external manager.'))
         node = self.node(node.uuid)
         # Released from the claim, without what the claim set.
@@ -139,7 +139,7 @@ class LostHandleTestCase(test_claims.ClaimTestBase):
         self.assertIn('Taken by the external manager.',
                       handle['last_error'])
         # Once: it is no claim's machine any more.
-        self.assertFalse(claims.machine_lost(
+        self.assertFalse(claim_release.machine_lost(
             self.context, nodes_db.get_node(self.context, node['uuid']).id,
             'again'))
         alloc = self.ok(self.get('/v1/allocations/%s' % handle['uuid']))

@@ -5,7 +5,7 @@ import datetime
 
 import sqlalchemy as sa
 
-from pool_conductor import claims
+from pool_conductor import claim_release
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor import expiry
@@ -98,7 +98,7 @@ class ClaimParamsTestCase(test_claims.ClaimTestBase):
             session.execute(sa.update(models.Claim).values(
                 lifespan_end=db_api.utcnow()
                 - datetime.timedelta(seconds=1)))
-        self.assertEqual(1, claims.expire(self.context, 'test-host'))
+        self.assertEqual(1, claim_release.expire(self.context, 'test-host'))
         node = self.node('node-0')
         self.assertEqual(({'rack': 'r1', 'role': 'db'}, [], 'Free'),
                          (node['params'], node['profiles'],
