@@ -1,4 +1,12 @@
-"""The route table of the API: rule, method, handler and its document."""
+"""The route table of the API: rule, method, handler and its document.
+
+One table holds every route, the methods of a path next to each other in
+the order of the URL tree. Past a screen at some 160 routes, it is still
+the one place that reads, top to bottom, what the API serves and how each
+route is documented, which tables by resource would scatter along with the
+query and error sets they share (``_LIST``, ``_WRITE``); ``register``
+serves it and ``pool_api.openapi`` documents it.
+"""
 from collections.abc import Callable
 import functools
 from typing import NamedTuple
