@@ -1,14 +1,23 @@
-"""README.rst's walk-throughs, run as printed from a fresh virtualenv.
+"""The walk-throughs of README.rst and of the guides, run as printed from
+a fresh virtualenv.
 
-The test copies the checkout to a temporary folder and follows README.rst
-literally there, as a newcomer would: it reads the literal blocks (the
-indented text after a paragraph ending in ``::``) of the sections in
-``WALK_THROUGHS``, in order, and runs each command line of them with bash.
-The README cannot drift: a line that fails fails the test, which shows the
-line and what it printed.
+The test copies the checkout to a temporary folder and follows the
+documents literally there, as a newcomer would: it reads the literal blocks
+(the indented text after a paragraph ending in ``::``) of the sections in
+``WALK_THROUGHS`` (README.rst's quick start, then the walk-through pages of
+doc/source), and runs each command line of them with bash, in that order:
+each walk-through goes on from the state the one before left (the server
+started, the variables exported, the nodes made). The documents cannot
+drift: a line that fails fails the test, which shows the file, the line and
+what it printed.
 
 Which blocks and lines run, by these rules:
 
+* A section is a heading at any level (an underline, or an overline and an
+  underline, of one punctuation character, as reStructuredText reads them:
+  the README's sections are underlined with ``=``, a guide's title is over-
+  and underlined); its blocks are those up to the next heading of its level
+  or above, its subsections' included.
 * Blocks of the other sections (deployment files, policy rules, ...) do
   not run.
 * A block whose first line is a Python ``import`` is Python: it runs as
@@ -22,24 +31,25 @@ Which blocks and lines run, by these rules:
 * A ``pool-server`` command (alone, or last in a chain of ``&&``) starts
   the server in the background, as a reader runs it in a terminal of its
   own, and waits until it answers; a server started earlier is stopped
-  first, as the README asks the reader to do.
+  first, as the documents ask the reader to do.
 * A comment line right after a command (``# ...``) shows what the command
   prints. When it shows an error body (``"error_message"``), the command
   must fail and print that error, ``...`` in it standing for any text (a
   UUID, a time); otherwise it only illustrates.
 * ``curl`` fails on an HTTP error status (``--fail-with-body``): a request
-  the README shows as working must work.
+  the documents show as working must work.
 * Commands in ``EXPECTED_FAILURES`` must fail, for the reason given there
-  (a refusal the README shows that prints no error body, or a command
+  (a refusal the documents show that prints no error body, or a command
   that does not work yet); once one works, the test fails until it is
   taken off the list.
 
 The server listens on a free port and keeps its database in the temporary
 folder (oslo.config's ``OS_API__PORT`` and ``OS_DEFAULT__STATE_PATH``
-environment variables); ``localize`` is the one place where the README's
+environment variables); ``localize`` is the one place where the documents'
 ``127.0.0.1:6388`` becomes that port. The programs of the virtualenv that
-runs the tests are taken off ``PATH``, so only what the README installs
-is there. pip installs as the README says, from pip's usual cache.
+runs the tests are taken off ``PATH``, so only what the quick start
+installs is there. pip installs as the quick start says, from pip's usual
+cache.
 """
 import dataclasses
 import importlib.metadata
@@ -58,24 +68,25 @@ import urllib.request
 import testtools
 from testtools import content
 
-README = os.path.join(os.path.dirname(__file__), '..', '..', 'README.rst')
-REPO = os.path.abspath(os.path.dirname(README))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
-# The sections (level one headings) whose blocks run, subsections included.
-WALK_THROUGHS = ('Quick start', 'Walk-through with curl', 'Three ways in',
-                 'Pools', 'Claims', 'Windows')
+# The sections whose blocks run, subsections included: (file in the
+# checkout, heading), in the order they run.
+WALK_THROUGHS = (
+    ('README.rst', 'Quick start'),
+    ('doc/source/walk-through.rst', 'Walk-through with curl'),
+    ('doc/source/three-ways-in.rst', 'Three ways in'),
+    ('doc/source/pools.rst', 'Pools'),
+    ('doc/source/claims.rst', 'Claims'),
+    ('doc/source/windows.rst', 'Windows'),
+)
 
 NOT_RUN = {
     './tools/run-tests.sh': 'the test suites, this one among them',
-    'python -m tests.functional.sdk_suite --deployment server --tracebacks':
-        "openstacksdk's suite, which test_openstacksdk_suite runs",
-    "python -m tests.functional.sdk_suite --deployment postgresql "
-    "'test_node'":
-        "openstacksdk's suite, which test_openstacksdk_suite runs",
 }
 
-# Command lines (their start) that must fail, and why: refusals the README
-# shows from the openstack command, and commands that do not work yet (an
+# Command lines (their start) that must fail, and why: refusals the guides
+# show from the openstack command, and commands that do not work yet (an
 # entry of those goes once the command works).
 EXPECTED_FAILURES: dict[str, str] = {
     'openstack pool claim set db --resource-param 0:hostname=':
@@ -93,9 +104,14 @@ README_PORT = 6388
 
 @dataclasses.dataclass
 class Block:
-    section: str
+    # The headings the block is under, the outermost first.
+    sections: tuple[str, ...]
     lineno: int
     lines: list[str]
+    file: str = 'README.rst'
+
+    def within(self, section: str) -> bool:
+        return section in self.sections
 
 
 @dataclasses.dataclass
@@ -103,20 +119,56 @@ class Command:
     text: str
     lineno: int
     shown_output: list[str]
+    file: str = 'README.rst'
+
+    @property
+    def where(self) -> str:
+        return '%s line %d' % (self.file, self.lineno)
 
 
-def literal_blocks(text: str) -> list[Block]:
-    """The literal blocks of an reStructuredText document, in order."""
+def _adornment(line: str) -> str | None:
+    """The character of a heading's underline (or overline), else None."""
+    match = re.fullmatch(r'([!-/:-@[-`{-~])\1+', line.rstrip())
+    return match.group(1) if match else None
+
+
+def _heading(lines: list[str], i: int) -> tuple[str, bool] | None:
+    """(its underline's character, whether it has an overline) if
+    lines[i] is the title of a heading, else None."""
+    line = lines[i]
+    if (not line.strip() or line[0].isspace() or _adornment(line)
+            or i + 1 >= len(lines)):
+        return None
+    char = _adornment(lines[i + 1])
+    if char is None or len(lines[i + 1].rstrip()) < len(line.rstrip()):
+        return None
+    over = i > 0 and lines[i - 1].rstrip() == lines[i + 1].rstrip()
+    return char, over
+
+
+def literal_blocks(text: str, file: str = 'README.rst') -> list[Block]:
+    """The literal blocks of an reStructuredText document, in order, each
+    with the headings it is under.
+
+    As reStructuredText does, a heading's level is the order in which its
+    style (the character, with or without an overline) first appears in
+    the document."""
     lines = text.splitlines()
     blocks = []
-    section = ''
+    styles: list[tuple[str, bool]] = []
+    sections: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        if (i + 1 < len(lines) and line.strip()
-                and re.fullmatch(r'=+', lines[i + 1])
-                and len(lines[i + 1]) >= len(line.rstrip())):
-            section = line.strip()
+        style = _heading(lines, i)
+        if style is not None:
+            if style not in styles:
+                styles.append(style)
+            level = styles.index(style)
+            sections = sections[:level] + [''] * (level - len(sections))
+            sections.append(line.strip())
+            i += 2
+            continue
         if line.rstrip().endswith('::') and not line.lstrip().startswith('..'):
             indent = len(line) - len(line.lstrip())
             j = i + 1
@@ -134,8 +186,8 @@ def literal_blocks(text: str) -> list[Block]:
             if body:
                 margin = min(len(t) - len(t.lstrip())
                              for _, t in body if t.strip())
-                blocks.append(Block(section, body[0][0] + 1,
-                                    [t[margin:] for _, t in body]))
+                blocks.append(Block(tuple(sections), body[0][0] + 1,
+                                    [t[margin:] for _, t in body], file))
             i = max(j, i + 1)
             continue
         i += 1
@@ -170,16 +222,16 @@ def shell_commands(block: Block) -> list[Command]:
         current.append(line)
         text = '\n'.join(current)
         if _complete(text):
-            commands.append(Command(text, start, []))
+            commands.append(Command(text, start, [], block.file))
             current = []
     if current:
-        raise AssertionError('README.rst line %d: a command does not end: %s'
-                             % (start, '\n'.join(current)))
+        raise AssertionError('%s line %d: a command does not end: %s'
+                             % (block.file, start, '\n'.join(current)))
     return commands
 
 
 def localize(text: str, port: int) -> str:
-    """The README's text with the test server's port for pool's."""
+    """The documents' text with the test server's port for pool's."""
     return text.replace('127.0.0.1:%d' % README_PORT, '127.0.0.1:%d' % port)
 
 
@@ -311,7 +363,7 @@ class TestReadme(testtools.TestCase):
             self.server.wait()
         self.server = None
 
-    def start_server(self, command: str, lineno: int) -> None:
+    def start_server(self, command: str, where: str) -> None:
         self.stop_server()
         env = dict(self.env, OS_API__PORT=str(self.port),
                    OS_DEFAULT__STATE_PATH=os.path.join(self.tmp, 'state'))
@@ -331,12 +383,12 @@ class TestReadme(testtools.TestCase):
                 return
             except OSError:
                 time.sleep(0.2)
-        self.fail('README.rst line %d: pool-server did not start:\n%s\n'
-                  'its output:\n%s' % (lineno, command, self.log_tail()))
+        self.fail('%s: pool-server did not start:\n%s\n'
+                  'its output:\n%s' % (where, command, self.log_tail()))
 
     def run_command(self, command: Command) -> None:
         text = localize(command.text, self.port)
-        where = 'README.rst line %d' % command.lineno
+        where = command.where
         if command.text in NOT_RUN:
             return
         server = server_part(text)
@@ -350,7 +402,7 @@ class TestReadme(testtools.TestCase):
                 if rc != 0:
                     self.fail(self.report(where + ' failed:', before, rc,
                                           output))
-            self.start_server(text, command.lineno)
+            self.start_server(text, where)
             return
         started = time.monotonic()
         rc, output = self.run_shell(text)
@@ -385,15 +437,23 @@ class TestReadme(testtools.TestCase):
                               timeout=COMMAND_TIMEOUT)
         if proc.returncode != 0:
             self.fail(self.report(
-                'README.rst line %d (Python) failed:' % block.lineno, code,
-                proc.returncode, proc.stdout))
+                '%s line %d (Python) failed:' % (block.file, block.lineno),
+                code, proc.returncode, proc.stdout))
+
+    def walk_through_blocks(self) -> list[Block]:
+        """The blocks of WALK_THROUGHS, in their order."""
+        blocks = []
+        for name, section in WALK_THROUGHS:
+            with open(os.path.join(REPO, name)) as f:
+                found = [b for b in literal_blocks(f.read(), name)
+                         if b.within(section)]
+            self.assertNotEqual([], found, '%s has no literal blocks under '
+                                'a heading %r' % (name, section))
+            blocks.extend(found)
+        return blocks
 
     def test_walk_throughs(self):
-        with open(README) as f:
-            blocks = [b for b in literal_blocks(f.read())
-                      if b.section in WALK_THROUGHS]
-        self.assertNotEqual([], blocks)
-        for block in blocks:
+        for block in self.walk_through_blocks():
             if block.lines[0].startswith(('import ', 'from ')):
                 self.run_python(block)
                 continue
@@ -402,7 +462,7 @@ class TestReadme(testtools.TestCase):
 
 
 class TestReadmeRules(testtools.TestCase):
-    """How the README is read, on a small document."""
+    """How the documents are read, on small ones."""
 
     DOCUMENT = '''\
 Title
@@ -426,9 +486,46 @@ Config::
     [DEFAULT]
 '''
 
+    # A guide: its title over- and underlined, sections under it, and
+    # subsections.
+    GUIDE = '''\
+=====
+Guide
+=====
+
+Start::
+
+    echo start
+
+Part
+----
+
+In the part::
+
+    echo part
+
+Detail
+~~~~~~
+
+In the detail::
+
+    echo detail
+
+``term``
+    A definition, not a heading.
+
+Next
+----
+
+Next::
+
+    echo next
+'''
+
     def test_blocks_and_commands(self):
         blocks = literal_blocks(self.DOCUMENT)
-        self.assertEqual(['Title', 'Other'], [b.section for b in blocks])
+        self.assertEqual([('Title',), ('Other',)],
+                         [b.sections for b in blocks])
         commands = shell_commands(blocks[0])
         self.assertEqual(
             ['export A=1',
@@ -438,6 +535,19 @@ Config::
         self.assertEqual(['{"error_message": "x"}'],
                          commands[2].shown_output)
         self.assertEqual([6, 7, 11], [c.lineno for c in commands])
+        self.assertEqual('README.rst line 11', commands[2].where)
+
+    def test_heading_levels(self):
+        blocks = literal_blocks(self.GUIDE, 'doc/source/guide.rst')
+        self.assertEqual(
+            [('Guide',), ('Guide', 'Part'), ('Guide', 'Part', 'Detail'),
+             ('Guide', 'Next')],
+            [b.sections for b in blocks])
+        self.assertEqual(['echo part', 'echo detail'],
+                         [b.lines[0] for b in blocks if b.within('Part')])
+        self.assertEqual(4, len([b for b in blocks if b.within('Guide')]))
+        self.assertEqual('doc/source/guide.rst line 7',
+                         shell_commands(blocks[0])[0].where)
 
     def test_server_commands(self):
         self.assertEqual(
