@@ -37,6 +37,53 @@ RETIRED = 61
 # it (a field Ironic's clients do not know is ignored by them).
 LESSEE = 60
 
+# Nodes: their fields, filters and patches.
+DRIVER_INTERNAL_INFO = 3
+NODE_NAMES = 5
+CLEAN_STEP = 7
+PROVISION_STATE_FILTER = 9
+RAID_CONFIG = 12
+DRIVER_FILTER = 16
+NETWORK_INTERFACE = 20
+UNSET_CHASSIS = 25
+DYNAMIC_INTERFACES = 31
+STORAGE_INTERFACE = 33
+RESCUE_INTERFACE = 38
+BIOS_INTERFACE = 40
+DEPLOY_STEP = 44
+RESET_INTERFACES = 45
+CONDUCTOR_GROUP = 46
+AUTOMATED_CLEAN = 47
+PROTECTED = 48
+FIRMWARE_INTERFACE = 86
+# Node states and management: verbs, their bodies, power and the NMI.
+MANAGEMENT_VERBS = 4
+MANUAL_CLEAN = 15
+SOFT_POWER = 27
+INJECT_NMI = 29
+REBUILD_CONFIGDRIVE = 35
+RESCUE = 38
+CONFIGDRIVE_DICT = 56
+CONFIGDRIVE_VENDOR_DATA = 59
+DEPLOY_STEPS = 69
+# Ports, port groups, VIFs and volumes.
+PORT_INTERNAL_INFO = 18
+LOCAL_LINK = 19
+PORTGROUPS = 23
+# /v1/nodes/<node>/portgroups, /v1/portgroups/<portgroup>/ports and the
+# portgroup_uuid of a port.
+PORTGROUP_SUBRESOURCES = 24
+PORTGROUP_MODE = 26
+VIFS = 28
+VOLUME = 32
+PHYSICAL_NETWORK = 34
+SMARTNIC = 53
+# Drivers and deploy templates.
+PROPERTY_LINKS = 14
+DYNAMIC_DRIVERS = 30
+DEPLOY_TEMPLATES = 55
+DRIVER_FIELDS = 77
+
 # ASCII digits, few enough for int().
 _VERSION_RE = re.compile(r'^([1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$')
 

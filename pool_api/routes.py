@@ -32,6 +32,7 @@ from pool_api.handlers import maintenance_windows
 from pool_api.handlers import metrics
 from pool_api.handlers import node_management
 from pool_api.handlers import node_params
+from pool_api.handlers import node_states
 from pool_api.handlers import nodes
 from pool_api.handlers import openapi
 from pool_api.handlers import pool_actions
@@ -190,17 +191,17 @@ ROUTES = [
               filters={'reset_interfaces': {'type': 'boolean'}})),
     Route(NODE, 'DELETE', nodes.delete_node,
           Doc('Delete a node', 'nodes', status=204, errors=_WRITE)),
-    Route(NODE + '/states', 'GET', nodes.get_node_states,
+    Route(NODE + '/states', 'GET', node_states.get_node_states,
           Doc('Show the states of a node', 'node states', 'NodeStates',
               errors=_MISSING)),
-    Route(NODE + '/validate', 'GET', nodes.validate_node,
+    Route(NODE + '/validate', 'GET', node_states.validate_node,
           Doc('Validate the driver interfaces of a node', 'node states',
               'NodeValidation', errors=_MISSING)),
-    Route(NODE + '/states/power', 'PUT', nodes.set_power_state,
+    Route(NODE + '/states/power', 'PUT', node_states.set_power_state,
           Doc('Change the power state of a node', 'node states',
               status=202, body='NodePowerState', errors=_WRITE,
               location=True)),
-    Route(NODE + '/states/provision', 'PUT', nodes.set_provision_state,
+    Route(NODE + '/states/provision', 'PUT', node_states.set_provision_state,
           Doc('Change the provision state of a node', 'node states',
               status=202, body='NodeProvisionState', errors=_WRITE,
               location=True)),
@@ -232,11 +233,11 @@ ROUTES = [
           Doc('Set an indicator: the fake management interface cannot '
               '(400), as Ironic\'s', 'node states', status=204,
               body='NodeIndicatorState', errors=_WRITE)),
-    Route(NODE + '/maintenance', 'PUT', nodes.set_maintenance,
+    Route(NODE + '/maintenance', 'PUT', node_states.set_maintenance,
           Doc('Put a node in maintenance', 'node states', status=202,
               body='NodeMaintenance', body_required=False, errors=_WRITE,
               filters=_REASON)),
-    Route(NODE + '/maintenance', 'DELETE', nodes.unset_maintenance,
+    Route(NODE + '/maintenance', 'DELETE', node_states.unset_maintenance,
           Doc('Take a node out of maintenance', 'node states', status=202,
               errors=_WRITE)),
     Route(NODE + '/maintenance_windows', 'GET',

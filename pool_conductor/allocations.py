@@ -397,10 +397,14 @@ def _none_free(conn, group: list, taken: list[int]) -> bool:
 
 
 def create(context, values: dict, rpcapi, pool: str | None = None,
-           node=None, candidates=(), project: str | None = None
-           ) -> models.Allocation:
-    """Create an allocation and hand it to a conductor, or backfill one
-    for node.
+           node=None, candidates=(), project: str | None = None,
+           start=None, end=None) -> models.Allocation:
+    """Create an allocation and hand it to a conductor, backfill one for
+    node, or book one for a window (start, end).
+
+    A window that starts in the future is booked
+    (pool_conductor.booking.windows); a window that has begun is an
+    allocation that starts now and ends at the window's end.
 
     An allocation takes a node of its pool: the one it names, else the
     default pool, so that pools partition the fleet for Ironic clients
@@ -413,10 +417,18 @@ def create(context, values: dict, rpcapi, pool: str | None = None,
     :param project: the project whose nodes the candidates must be.
     :raises: ObjectNotFound for a pool, Invalid without a resource
         class, InvalidParameterValue for a candidate node that does not
-        exist or is in another pool, NoValidHost, what backfill() and
-        create_allocation raise.
+        exist or is in another pool, NoValidHost, what backfill(),
+        create_allocation and windows.book() raise.
     """
     values = dict(values)
+    if start is not None:
+        if start > db_api.utcnow():
+            return windows.book(
+                context, {**values, 'candidate_nodes': candidate_uuids(
+                    context, candidates, pool, project)
+                    if candidates else []},
+                pool, start, end, project)
+        values['lifespan_end'] = end
     if pool:
         values['pool'] = pool
     if node is not None:
@@ -564,10 +576,18 @@ def update(context, alloc: models.Allocation,
     record baremetal.allocation.update.end, and pool.lifespan.extended
     for a new lifespan_end.
 
+    Every limit of a new lifespan_end applies here: its pool's lifespan
+    limits (as at its creation), then those of a window.
+
     :raises: AllocationDuplicateName, AllocationNotFound,
-        InvalidParameterValue and WindowLimitExceeded for a window's end
-        the operators' policy does not allow, WindowConflict
+        InvalidParameterValue for a lifespan_end out of its pool's
+        limits, InvalidParameterValue and WindowLimitExceeded for a
+        window's end the operators' policy does not allow, WindowConflict
     """
+    if 'lifespan_end' in values:
+        values = {**values, 'lifespan_end': lifespans.changed_end(
+            context, pool_of(alloc), alloc.start_at or alloc.created_at,
+            values['lifespan_end'])}
     with db_api.writer(context) as session:
         if 'lifespan_end' in values:
             window_policy.check_extension(session.connection(), alloc,

@@ -1,8 +1,7 @@
 """Allocations: /v1/allocations and /v1/nodes/<node>/allocation."""
-import re
-
 import flask
-from pool_api.handlers import nodes
+
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
@@ -12,12 +11,9 @@ from pool_api.schemas import allocations as schema
 from pool_api.schemas import common
 from pool_api import validation
 from pool_conductor import allocations
-from pool_conductor.booking import windows
 from pool_conductor.db import allocations as allocations_db
-from pool_conductor.db import api as db_api
 from pool_conductor.db import claims as claims_db
 from pool_conductor import exception
-from pool_conductor import lifespans
 from pool_conductor import states
 
 FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -73,7 +69,7 @@ def _node_for_request(ident: str):
     """A node named by a request body or query that the caller may see:
     a 400 when missing."""
     try:
-        return nodes.get_authorized(ident, 'baremetal:node:get')
+        return util.get_authorized(ident, 'baremetal:node:get')
     except exception.NodeNotFound as exc:
         raise exception.InvalidParameterValue(err=exc.message) from None
 
@@ -101,37 +97,14 @@ def _not_of_claim(alloc, what: str) -> None:
             what=what)
 
 
-def restrict_owner(body: dict) -> str | None:
-    """The project that must own a new allocation, None for any.
-
-    Without baremetal:allocation:create_restricted the owner is the
-    project of the token, and the candidates are its nodes.
-
-    :raises: Forbidden for another owner in the body, or no project
-    """
-    if policy.allowed('baremetal:allocation:create_restricted'):
-        return None
-    project = flask.g.context.project_id
-    if not project or body.get('owner') not in (None, project):
-        raise exception.Forbidden()
-    return project
-
-
-def _created(alloc):
-    response = flask.jsonify(to_dict(alloc))
-    response.status_code = 201
-    response.headers['Location'] = links.resource_links(
-        'allocations', alloc.uuid)[0]['href']
-    return response
-
-
 def create_allocation():
-    """Create an allocation and hand it to a conductor, or backfill one."""
+    """Create an allocation and hand it to a conductor, backfill one, or
+    book one for a window."""
     _require_allocations_api()
     policy.authorize('baremetal:allocation:create')
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
-    project = restrict_owner(body)
+    project = util.restrict_owner(body)
     if body.get('node') is not None and not microversion.at_least(
             microversion.ALLOCATION_BACKFILL):
         raise exception.Invalid('Cannot set node when creating an '
@@ -153,79 +126,13 @@ def create_allocation():
                                                   'lifespan_end')
     # A pool the caller may not read is not found, as a missing one.
     policy.check_readable('Pool', [body.get('pool')])
-    start, end = window_of(body)
-    if start is not None:
-        if start > db_api.utcnow():
-            alloc = windows.book(
-                flask.g.context, {**values, 'candidate_nodes':
-                                  allocations.candidate_uuids(
-                                      flask.g.context, body.get(
-                                          'candidate_nodes') or (),
-                                      body.get('pool'), project)
-                                  if body.get('candidate_nodes') else []},
-                body.get('pool'), start, end, project)
-            return _created(alloc)
-        # A window that has begun is an allocation that starts now.
-        values['lifespan_end'] = end
+    start, end = util.window_of(body)
     node = _node_for_request(body['node']) if body.get('node') else None
     alloc = allocations.create(
-        flask.g.context, values, flask.current_app.config['RPCAPI'],
-        pool=body.get('pool'), node=node,
-        candidates=body.get('candidate_nodes') or (), project=project)
-    return _created(alloc)
-
-
-# A time with its offset (RFC 3339): a window is not read in a local time.
-_OFFSET = re.compile(r'(Z|z|[+-][0-9]{2}:?[0-9]{2})$')
-
-
-def instant(body: dict, key: str):
-    """A point in time of a request, which must name its offset.
-
-    :raises: InvalidParameterValue naming key
-    """
-    value = body.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not _OFFSET.search(value):
-        raise exception.InvalidParameterValue(
-            err='%s must be a date and time with its offset (RFC 3339), '
-                'such as 2026-12-01T12:00:00Z, not %r.' % (key, value))
-    return validation.timestamp(value, key)
-
-
-def window_of(body: dict) -> tuple:
-    """(start, end) of a windowed allocation request, (None, None)
-    without start_at.
-
-    :raises: InvalidParameterValue for a window that is not one
-    """
-    start = instant(body, 'start_at')
-    end = instant(body, 'end_at')
-    length = body.get('duration')
-    if start is None:
-        if end is not None or length is not None:
-            raise exception.InvalidParameterValue(
-                err='end_at and duration need start_at; an allocation '
-                    'that starts now ends at its lifespan_end.')
-        return None, None
-    if (end is None) == (length is None):
-        raise exception.InvalidParameterValue(
-            err='A window needs either end_at or duration with its '
-                'start_at.')
-    if body.get('lifespan_end') is not None:
-        raise exception.InvalidParameterValue(
-            err='A window ends at its end_at (or after its duration): '
-                'lifespan_end cannot be given with start_at.')
-    if body.get('node') is not None:
-        raise exception.InvalidParameterValue(
-            err='A backfilled allocation (node) cannot have a window.')
-    if end is None:
-        end = start + lifespans.duration(length, 'duration')
-        if end >= validation.LATEST_TIMESTAMP:
-            raise exception.InvalidParameterValue(
-                err='The window ends out of range.')
-    return start, end
+        flask.g.context, values, util.rpcapi(), pool=body.get('pool'),
+        node=node, candidates=body.get('candidate_nodes') or (),
+        project=project, start=start, end=end)
+    return util.created(to_dict(alloc), 'allocations', alloc.uuid)
 
 
 def list_allocations():
@@ -294,10 +201,8 @@ def update_allocation(allocation_ident):
     changed = validation.changes(before, after, PATCHABLE)
     if 'lifespan_end' in changed:
         _not_of_claim(alloc, 'change the lifespan_end of')
-        changed['lifespan_end'] = lifespans.changed_end(
-            context, allocations.pool_of(alloc),
-            alloc.start_at or alloc.created_at,
-            validation.timestamp(changed['lifespan_end'], 'lifespan_end'))
+        changed['lifespan_end'] = validation.timestamp(
+            changed['lifespan_end'], 'lifespan_end')
     if changed:
         alloc = allocations.update(context, alloc, changed)
     return flask.jsonify(to_dict(alloc))
@@ -314,7 +219,7 @@ def delete_allocation(allocation_ident):
 
 def _allocation_of_node(node_ident: str, rule: str):
     context = flask.g.context
-    node = nodes.get_authorized(node_ident, 'baremetal:node:get')
+    node = util.get_authorized(node_ident, 'baremetal:node:get')
     if node.allocation_id is None:
         if node.instance_uuid:
             raise exception.Invalid(

@@ -4,7 +4,7 @@ import datetime
 
 import flask
 
-from pool_api.handlers import allocations
+from pool_api.handlers import util
 from pool_api import params
 from pool_api import policy
 from pool_api import render
@@ -54,10 +54,10 @@ def get_availability():
     traits = sorted({t.strip() for t in (args['traits'] or '').split(',')
                      if t.strip()})
     common.check_traits(traits)
-    project = allocations.restrict_owner({'owner': args['owner']})
+    project = util.restrict_owner({'owner': args['owner']})
     now = db_api.utcnow()
-    after = max(now, allocations.instant(args, 'after') or now)
-    before = allocations.instant(args, 'before') or after + DEFAULT_HORIZON
+    after = max(now, util.instant(args, 'after') or now)
+    before = util.instant(args, 'before') or after + DEFAULT_HORIZON
     if before <= after or before - after > LONGEST_HORIZON:
         raise exception.InvalidParameterValue(
             err='before must be later than after, and at most %d days '

@@ -1,7 +1,7 @@
 """The allocation preview: /v1/allocation_candidates."""
 import flask
 
-from pool_api.handlers import allocations
+from pool_api.handlers import util
 from pool_api import policy
 from pool_api import render
 from pool_api.schemas import allocations as schema
@@ -30,13 +30,13 @@ def _query() -> dict:
 
 def _preview(body: dict):
     validation.validate(schema.PREVIEW, body)
-    project = allocations.restrict_owner(body)
+    project = util.restrict_owner(body)
     common.check_traits(body.get('traits'))
     policy.check_readable('Pool', [body.get('pool')])
     context = flask.g.context
     pool = body.get('pool') or models.DEFAULT_POOL
     wanted = body.get('candidate_nodes') or ()
-    start, end = allocations.window_of(body)
+    start, end = util.window_of(body)
     request = candidates.Request(
         resource_class=body.get('resource_class'),
         traits=tuple(sorted(set(body.get('traits') or ()))),

@@ -2,6 +2,7 @@
 import flask
 
 from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import params
 from pool_api import policy
@@ -68,11 +69,7 @@ def create_chassis():
     common.check_uuid(body.get('uuid'), 'uuid')
     values = {k: v for k, v in body.items() if v is not None}
     chassis = chassis_core.create(flask.g.context, values)
-    response = flask.jsonify(to_dict(chassis))
-    response.status_code = 201
-    response.headers['Location'] = links.resource_links(
-        'chassis', chassis.uuid)[0]['href']
-    return response
+    return util.created(to_dict(chassis), 'chassis', chassis.uuid)
 
 
 def get_chassis(chassis_uuid):

@@ -2,6 +2,7 @@
 import flask
 
 from pool_api.handlers import handles
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import params
 from pool_api import policy
@@ -46,15 +47,9 @@ def to_dict(claim, machines: list, fields=None) -> dict:
     return render.select(values, fields or FIELDS)
 
 
-def _show(claim, fields=None, status: int = 200):
+def _body(claim, fields=None) -> dict:
     machines = claims_db.machines(flask.g.context, [claim.id])
-    response = flask.jsonify(to_dict(claim, machines.get(claim.id, []),
-                                     fields))
-    response.status_code = status
-    if status == 201:
-        response.headers['Location'] = links.resource_links(
-            'claims', claim.uuid)[0]['href']
-    return response
+    return to_dict(claim, machines.get(claim.id, []), fields)
 
 
 def get_authorized(ident: str, rule: str):
@@ -104,9 +99,9 @@ def create_claim():
     values['lifespan_end'] = validation.timestamp(body.get('lifespan_end'),
                                                   'lifespan_end')
     claim = claims.create(flask.g.context, values, body['resources'],
-                          flask.current_app.config['RPCAPI'],
+                          util.rpcapi(),
                           schema.RESOURCE_TEMPLATE, _check)
-    return _show(claim, status=201)
+    return util.created(_body(claim), 'claims', claim.uuid)
 
 
 def list_claims():
@@ -136,7 +131,7 @@ def list_claims():
 
 def get_claim(claim_ident):
     claim = get_authorized(claim_ident, 'pool:claim:get')
-    return _show(claim, params.get_fields(FIELDS))
+    return flask.jsonify(_body(claim, params.get_fields(FIELDS)))
 
 
 def update_claim(claim_ident):
@@ -179,12 +174,12 @@ def update_claim(claim_ident):
     if changed:
         claim_templates.update(context, claim, changed)
         claim = claims_db.get(context, claim.uuid)
-    return _show(claim)
+    return flask.jsonify(_body(claim))
 
 
 def delete_claim(claim_ident):
     """Delete a claim and release its machines."""
     claim = get_authorized(claim_ident, 'pool:claim:delete')
     claim_release.destroy(flask.g.context, claim,
-                          flask.current_app.config['RPCAPI'])
+                          util.rpcapi())
     return '', 204

@@ -1,6 +1,7 @@
 """Deploy templates: /v1/deploy_templates (1.55)."""
 import flask
 
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
@@ -15,9 +16,6 @@ from pool_conductor.db import deploy_templates as templates_db
 from pool_conductor import exception
 from pool_conductor import secrets
 
-# The version of Ironic's API that introduced deploy templates.
-DEPLOY_TEMPLATES = 55
-
 FIELDS = ('uuid', 'name', 'steps', 'extra', 'created_at', 'updated_at',
           'links')
 SHORT_FIELDS = ('uuid', 'name', 'links')
@@ -31,13 +29,13 @@ def _require_version() -> None:
 
     :raises: NotFound, MethodNotAllowed
     """
-    if microversion.at_least(DEPLOY_TEMPLATES):
+    if microversion.at_least(microversion.DEPLOY_TEMPLATES):
         return
     if flask.request.method == 'GET':
-        microversion.require(DEPLOY_TEMPLATES)
+        microversion.require(microversion.DEPLOY_TEMPLATES)
     raise exception.MethodNotAllowed(
         'The API version does not allow deploy templates: they need '
-        'version 1.%d or newer.' % DEPLOY_TEMPLATES)
+        'version 1.%d or newer.' % microversion.DEPLOY_TEMPLATES)
 
 
 def to_dict(template, fields=None) -> dict:
@@ -105,11 +103,7 @@ def create_template():
     if body.get('uuid'):
         values['uuid'] = body['uuid']
     template = deploy_templates.create(flask.g.context, values)
-    response = flask.jsonify(to_dict(template))
-    response.status_code = 201
-    response.headers['Location'] = links.resource_links(
-        'deploy_templates', template.uuid)[0]['href']
-    return response
+    return util.created(to_dict(template), 'deploy_templates', template.uuid)
 
 
 def get_template(template_ident):

@@ -2,6 +2,7 @@
 conductors that serve them, in Ironic's shapes."""
 import flask
 
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
@@ -10,14 +11,12 @@ from pool_api import render
 from pool_conductor import drivers
 from pool_conductor import exception
 
-# Versions of Ironic's API that changed the drivers API.
-PROPERTY_LINKS = 14
-DYNAMIC_DRIVERS = 30
-FIELDS_SELECTOR = 77
 # The version from which each interface's default and enabled fields
-# show; the others from DYNAMIC_DRIVERS.
-INTERFACE_VERSIONS = {'storage': 33, 'rescue': 38, 'bios': 40,
-                      'firmware': 86}
+# show; the others from microversion.DYNAMIC_DRIVERS.
+INTERFACE_VERSIONS = {'storage': microversion.STORAGE_INTERFACE,
+                      'rescue': microversion.RESCUE_INTERFACE,
+                      'bios': microversion.BIOS_INTERFACE,
+                      'firmware': microversion.FIRMWARE_INTERFACE}
 TYPES = ('classic', 'dynamic')
 
 
@@ -25,7 +24,7 @@ def _interface_fields() -> list[str]:
     out = []
     for interface in drivers.INTERFACES:
         if microversion.at_least(INTERFACE_VERSIONS.get(interface,
-                                                        DYNAMIC_DRIVERS)):
+                                                        microversion.DYNAMIC_DRIVERS)):
             out += ['default_%s_interface' % interface,
                     'enabled_%s_interfaces' % interface]
     return out
@@ -33,9 +32,9 @@ def _interface_fields() -> list[str]:
 
 def _short_fields() -> list[str]:
     fields = ['name', 'hosts', 'links']
-    if microversion.at_least(PROPERTY_LINKS):
+    if microversion.at_least(microversion.PROPERTY_LINKS):
         fields.append('properties')
-    if microversion.at_least(DYNAMIC_DRIVERS):
+    if microversion.at_least(microversion.DYNAMIC_DRIVERS):
         fields.append('type')
     return fields
 
@@ -65,20 +64,19 @@ def _fields(detail: bool) -> list[str]:
     :raises: NotAcceptable, InvalidParameterValue
     """
     allowed = _short_fields() + (_interface_fields() if microversion.at_least(
-        DYNAMIC_DRIVERS) else [])
+        microversion.DYNAMIC_DRIVERS) else [])
     if flask.request.args.get('fields') is not None:
-        if not microversion.at_least(FIELDS_SELECTOR):
+        if not microversion.at_least(microversion.DRIVER_FIELDS):
             raise exception.NotAcceptable(
                 'The fields parameter of drivers needs API version 1.%d or '
-                'newer.' % FIELDS_SELECTOR)
+                'newer.' % microversion.DRIVER_FIELDS)
         return params.get_fields(allowed)
     return allowed if detail else _short_fields()
 
 
 def _hosts() -> list[str]:
     """The live conductors: each serves every enabled hardware type."""
-    return flask.current_app.config['RPCAPI'].alive_conductors(
-        flask.g.context)
+    return util.rpcapi().alive_conductors(flask.g.context)
 
 
 def list_drivers():
@@ -87,10 +85,11 @@ def list_drivers():
     detail = params.get_bool('detail')
     kind = flask.request.args.get('type')
     for name, value in (('detail', detail), ('type', kind)):
-        if value is not None and not microversion.at_least(DYNAMIC_DRIVERS):
+        if value is not None and not microversion.at_least(
+                microversion.DYNAMIC_DRIVERS):
             raise exception.NotAcceptable(
                 'The %s parameter of drivers needs API version 1.%d or '
-                'newer.' % (name, DYNAMIC_DRIVERS))
+                'newer.' % (name, microversion.DYNAMIC_DRIVERS))
     if detail and flask.request.args.get('fields') is not None:
         raise exception.InvalidParameterValue(
             err='Can not specify ?detail=True and fields in the same '

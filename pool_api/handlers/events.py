@@ -7,7 +7,7 @@ import flask
 
 from pool_api.handlers import allocations
 from pool_api.handlers import claims
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import params
 from pool_api import policy
@@ -203,7 +203,7 @@ def _history_event(collection: str, ident: str, event_uuid: str,
 
 
 def _node(node_ident: str):
-    return nodes.get_authorized(node_ident, 'baremetal:node:history:get')
+    return util.get_authorized(node_ident, 'baremetal:node:history:get')
 
 
 def list_node_history(node_ident):

@@ -3,8 +3,8 @@ Ironic's fake-hardware answers them (API 1.63, which Ironic does not
 gate)."""
 import flask
 
+from pool_api.handlers import util
 from pool_api import links
-from pool_api.handlers import nodes
 from pool_api.schemas import nodes as schema
 from pool_api import validation
 from pool_conductor import drivers
@@ -16,8 +16,8 @@ def _links(node, ident: str) -> list[dict]:
 
 
 def list_indicators(node_ident):
-    node = nodes.get_authorized(node_ident,
-                                'baremetal:node:get_indicator_state')
+    node = util.get_authorized(node_ident,
+                               'baremetal:node:get_indicator_state')
     found = []
     for component, named in drivers.INDICATORS.items():
         for name, fields in named.items():
@@ -30,13 +30,13 @@ def list_indicators(node_ident):
 
 
 def get_indicator(node_ident, indicator):
-    nodes.get_authorized(node_ident, 'baremetal:node:get_indicator_state')
+    util.get_authorized(node_ident, 'baremetal:node:get_indicator_state')
     return flask.jsonify(state=drivers.indicator_state(indicator))
 
 
 def set_indicator(node_ident, indicator):
-    node = nodes.get_authorized(node_ident,
-                                'baremetal:node:set_indicator_state')
+    node = util.get_authorized(node_ident,
+                               'baremetal:node:set_indicator_state')
     body = validation.json_body()
     validation.validate(schema.INDICATOR_STATE, body)
     drivers.set_indicator_state(node.driver, indicator, body['state'])

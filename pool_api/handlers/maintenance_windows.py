@@ -2,8 +2,7 @@
 and the slots that hold it, /v1/nodes/<node>/slots."""
 import flask
 
-from pool_api.handlers import allocations
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import render
 from pool_api.schemas import nodes as schema
@@ -41,12 +40,12 @@ def _show_slot(slot) -> dict:
 
 
 def create_maintenance_window(node_ident):
-    node = nodes.get_authorized(node_ident,
-                                'pool:node:maintenance_window:create')
+    node = util.get_authorized(node_ident,
+                               'pool:node:maintenance_window:create')
     body = validation.json_body()
     validation.validate(schema.MAINTENANCE_WINDOW, body)
-    start = allocations.instant(body, 'start_at')
-    end = allocations.instant(body, 'end_at')
+    start = util.instant(body, 'start_at')
+    end = util.instant(body, 'end_at')
     window = maintenance_windows.create(flask.g.context, node.id, start, end,
                                         body['reason'])
     return (flask.jsonify(_show(window)), 201,
@@ -54,28 +53,28 @@ def create_maintenance_window(node_ident):
 
 
 def list_maintenance_windows(node_ident):
-    node = nodes.get_authorized(node_ident,
-                                'pool:node:maintenance_window:list')
+    node = util.get_authorized(node_ident,
+                               'pool:node:maintenance_window:list')
     found = maintenance_windows.list_windows(flask.g.context, node.id)
     return flask.jsonify(maintenance_windows=[_show(w) for w in found])
 
 
 def get_maintenance_window(node_ident, window_uuid):
-    node = nodes.get_authorized(node_ident,
-                                'pool:node:maintenance_window:list')
+    node = util.get_authorized(node_ident,
+                               'pool:node:maintenance_window:list')
     return flask.jsonify(_show(maintenance_windows.get(
         flask.g.context, node.id, window_uuid)))
 
 
 def delete_maintenance_window(node_ident, window_uuid):
-    node = nodes.get_authorized(node_ident,
-                                'pool:node:maintenance_window:delete')
+    node = util.get_authorized(node_ident,
+                               'pool:node:maintenance_window:delete')
     maintenance_windows.delete(flask.g.context, node.id, window_uuid)
     return '', 204
 
 
 def list_node_slots(node_ident):
-    node = nodes.get_authorized(node_ident, 'pool:node:slot:list')
+    node = util.get_authorized(node_ident, 'pool:node:slot:list')
     found = maintenance_windows.list_windows(flask.g.context, node.id,
                                              maintenance_only=False)
     return flask.jsonify(slots=[_show_slot(s) for s in found])

@@ -2,7 +2,7 @@
 with the pool params (pool_conductor.pool_params) among them."""
 import flask
 
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import params
 from pool_api import policy
 from pool_api.schemas import pools as schema
@@ -15,7 +15,7 @@ from pool_conductor import pool_params
 def get_node_params(node_ident):
     """The params of a node; with aggregate=true, its profiles' too, with
     their secret params masked for a caller who may not read them."""
-    node = nodes.get_authorized(node_ident, 'baremetal:node:get')
+    node = util.get_authorized(node_ident, 'baremetal:node:get')
     if params.get_bool('aggregate'):
         return flask.jsonify(pool_params.with_params(
             node, pools_db.effective_params(
@@ -35,7 +35,7 @@ def _save(node, new_params: dict):
 
 def set_node_params(node_ident):
     """Replace all params of a node."""
-    node = nodes.get_authorized(node_ident, 'baremetal:node:update')
+    node = util.get_authorized(node_ident, 'baremetal:node:update')
     return _save(node, validation.json_body())
 
 
@@ -45,7 +45,7 @@ def update_node_params(node_ident):
     A param name with a slash is escaped as JSON Pointer says:
     ``/inventory~1data~1CPUS``.
     """
-    node = nodes.get_authorized(node_ident, 'baremetal:node:update')
+    node = util.get_authorized(node_ident, 'baremetal:node:update')
     patch = validation.json_body()
     return _save(node, validation.patch_map(
         pool_params.with_params(node, node.params), patch))

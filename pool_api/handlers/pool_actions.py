@@ -1,8 +1,8 @@
 """Pool actions: add, remove, allocate and return machines, as DRP's."""
 import flask
 
-from pool_api.handlers import nodes
 from pool_api.handlers import pools as pool_handlers
+from pool_api.handlers import util
 from pool_api import policy
 from pool_api.schemas import pools as schema
 from pool_api import validation
@@ -168,7 +168,7 @@ def return_to_pool(node_ident):
     :raises: Invalid for machine_list or all_machines, and what
         returnMachines raises; WaitTimedOut
     """
-    node = nodes.get_authorized(node_ident, 'pool:pool:action')
+    node = util.get_authorized(node_ident, 'pool:pool:action')
     request, body = _request(selects_machines=False)
     if 'machine_list' in body or 'all_machines' in body:
         raise exception.Invalid(

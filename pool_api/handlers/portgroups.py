@@ -2,7 +2,7 @@
 import flask
 from oslo_utils import strutils
 
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
@@ -18,16 +18,13 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor import exception
 
-# Versions of Ironic's API that introduced what only this module checks.
-PORTGROUPS = 23
-NESTED = 24
-MODE_PROPERTIES = 26
 
 FIELDS = ('uuid', 'address', 'name', 'node_uuid',
           'standalone_ports_supported', 'internal_info', 'extra', 'mode',
           'properties', 'created_at', 'updated_at', 'links', 'ports')
 SHORT_FIELDS = ('uuid', 'address', 'name', 'links')
-NEW_FIELDS = {'mode': MODE_PROPERTIES, 'properties': MODE_PROPERTIES}
+NEW_FIELDS = {'mode': microversion.PORTGROUP_MODE,
+              'properties': microversion.PORTGROUP_MODE}
 SORT_KEYS = ('id', 'uuid', 'address', 'name', 'standalone_ports_supported',
              'mode', 'created_at', 'updated_at')
 PATCHABLE = ('address', 'extra', 'mode', 'name', 'node_uuid', 'properties',
@@ -68,14 +65,10 @@ def to_dict(portgroup, fields=None) -> dict:
     return render.select(values, fields or _visible_fields())
 
 
-def _check_version(minor: int = PORTGROUPS) -> None:
+def _check_version(minor: int = microversion.PORTGROUPS) -> None:
     """:raises: NotFound below the version that has the resource"""
     if not microversion.at_least(minor):
         raise exception.NotFound()
-
-
-def _node_target(node) -> dict:
-    return {'node.owner': node.owner or '', 'node.lessee': node.lessee or ''}
 
 
 def get_authorized(ident: str, rule: str):
@@ -87,22 +80,9 @@ def get_authorized(ident: str, rule: str):
     context = flask.g.context
     portgroup = portgroups_db.get_portgroup(context, ident)
     node = nodes_db.get_node_by_id(context, portgroup.node_id)
-    policy.authorize(rule, _node_target(node), 'baremetal:portgroup:get',
+    policy.authorize(rule, util.node_target(node), 'baremetal:portgroup:get',
                      exception.PortgroupNotFound(portgroup=ident))
     return portgroup, node
-
-
-def _body_node(ident: str):
-    """The node a request body names: a 400 when the caller cannot see
-    it, as Ironic answers."""
-    common.check_uuid(ident, 'node_uuid')
-    try:
-        node = nodes_db.get_node(flask.g.context, ident)
-        if not policy.allowed('baremetal:portgroup:get', _node_target(node)):
-            raise exception.NodeNotFound(node=ident)
-    except exception.NodeNotFound as exc:
-        raise exception.InvalidParameterValue(err=exc.message) from None
-    return node
 
 
 def _as_bool(value, name: str) -> bool | None:
@@ -141,7 +121,8 @@ def _values(body: dict) -> dict:
 
 
 def _list(detail: bool, node_ident: str | None = None):
-    _check_version(NESTED if node_ident else PORTGROUPS)
+    _check_version(microversion.PORTGROUP_SUBRESOURCES if node_ident
+                   else microversion.PORTGROUPS)
     policy.authorize('baremetal:portgroup:list')
     project = policy.project_scope('baremetal:portgroup:list_all')
     fields = params.get_list_fields(_visible_fields(), SHORT_FIELDS, detail)
@@ -155,7 +136,7 @@ def _list(detail: bool, node_ident: str | None = None):
         raise exception.Invalid('Filtering by node, address, or shard '
                                 'simultaneously is not supported.')
     if ident is not None:
-        filters['node_id'] = nodes.get_authorized(
+        filters['node_id'] = util.get_authorized(
             ident, 'baremetal:node:get').id
     if address is not None:
         filters['address'] = ports.normalize_mac(address)
@@ -190,26 +171,22 @@ def create_portgroup():
     _check_version()
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
-    if not microversion.at_least(MODE_PROPERTIES) and (
+    if not microversion.at_least(microversion.PORTGROUP_MODE) and (
             body.get('mode') or body.get('properties')):
         raise exception.NotAcceptable(
             'The fields mode and properties need API version 1.%d or newer.'
-            % MODE_PROPERTIES)
+            % microversion.PORTGROUP_MODE)
     common.check_uuid(body.get('uuid'), 'uuid')
     _check_name(body.get('name'),
                 "Cannot create portgroup with invalid name '%s'")
-    node = _body_node(body['node_uuid'])
-    policy.authorize('baremetal:portgroup:create', _node_target(node))
+    node = util.body_node(body['node_uuid'], 'baremetal:portgroup:get')
+    policy.authorize('baremetal:portgroup:create', util.node_target(node))
     values = {k: v for k, v in _values(body).items() if v is not None}
     values.setdefault('mode', CONF.default_portgroup_mode)
     if body.get('uuid'):
         values['uuid'] = body['uuid']
     portgroup = portgroups.create(flask.g.context, node, values)
-    response = flask.jsonify(to_dict(portgroup))
-    response.status_code = 201
-    response.headers['Location'] = links.resource_links(
-        'portgroups', portgroup.uuid)[0]['href']
-    return response
+    return util.created(to_dict(portgroup), 'portgroups', portgroup.uuid)
 
 
 def get_portgroup(portgroup_ident):
@@ -228,10 +205,11 @@ def update_portgroup(portgroup_ident):
     patch = validation.json_body()
     validation.validate(validation.PATCH_SCHEMA, patch)
     roots = {op['path'].split('/')[1] for op in patch}
-    if not microversion.at_least(MODE_PROPERTIES) and roots & set(NEW_FIELDS):
+    if (not microversion.at_least(microversion.PORTGROUP_MODE)
+            and roots & set(NEW_FIELDS)):
         raise exception.NotAcceptable(
             'Updating the fields mode and properties needs API version '
-            '1.%d or newer.' % MODE_PROPERTIES)
+            '1.%d or newer.' % microversion.PORTGROUP_MODE)
     before = to_dict(portgroup, FIELDS)
     after = validation.apply_patch(before, patch, PATCHABLE, PATCH_DEFAULTS)
     if after.get('mode') is None:
@@ -246,8 +224,10 @@ def update_portgroup(portgroup_ident):
                     "invalid name '%%s'" % portgroup_ident)
     new_node = None
     if 'node_uuid' in changed:
-        new_node = _body_node(changed.pop('node_uuid'))
-        policy.authorize('baremetal:portgroup:update', _node_target(new_node))
+        new_node = util.body_node(changed.pop('node_uuid'),
+                                  'baremetal:portgroup:get')
+        policy.authorize('baremetal:portgroup:update',
+                         util.node_target(new_node))
     values = _values(changed)
     for name, default in PATCH_DEFAULTS.items():
         if name in values and values[name] is None:

@@ -3,7 +3,7 @@ import flask
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
@@ -18,13 +18,6 @@ from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
 from pool_conductor import exception
 
-# Versions of Ironic's API that introduced what only this module checks.
-NODE_NAMES = 5
-INTERNAL_INFO = 18
-LOCAL_LINK = 19
-PORTGROUPS = 24
-PHYSICAL_NETWORK = 34
-SMARTNIC = 53
 
 FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'pxe_enabled',
           'local_link_connection', 'physical_network', 'extra',
@@ -33,12 +26,12 @@ FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'pxe_enabled',
 SHORT_FIELDS = ('uuid', 'address', 'links')
 # Fields shown from the version 1.<minor> on.
 NEW_FIELDS = {
-    'internal_info': INTERNAL_INFO,
-    'pxe_enabled': LOCAL_LINK,
-    'local_link_connection': LOCAL_LINK,
-    'portgroup_uuid': PORTGROUPS,
-    'physical_network': PHYSICAL_NETWORK,
-    'is_smartnic': SMARTNIC,
+    'internal_info': microversion.PORT_INTERNAL_INFO,
+    'pxe_enabled': microversion.LOCAL_LINK,
+    'local_link_connection': microversion.LOCAL_LINK,
+    'portgroup_uuid': microversion.PORTGROUP_SUBRESOURCES,
+    'physical_network': microversion.PHYSICAL_NETWORK,
+    'is_smartnic': microversion.SMARTNIC,
 }
 SORT_KEYS = ('id', 'uuid', 'address', 'created_at', 'updated_at',
              'pxe_enabled', 'physical_network', 'is_smartnic')
@@ -110,10 +103,6 @@ def _values(body: dict) -> dict:
     return values
 
 
-def _node_target(node) -> dict:
-    return {'node.owner': node.owner or '', 'node.lessee': node.lessee or ''}
-
-
 def _get_port(port_uuid: str, rule: str):
     """The port of a request and its node, if the caller may do rule on
     it; a caller who may not see the node does not see its port.
@@ -123,22 +112,9 @@ def _get_port(port_uuid: str, rule: str):
     context = flask.g.context
     port = ports_db.get_port(context, port_uuid)
     node = nodes_db.get_node_by_id(context, port.node_id)
-    policy.authorize(rule, _node_target(node), 'baremetal:port:get',
+    policy.authorize(rule, util.node_target(node), 'baremetal:port:get',
                      exception.PortNotFound(port=port_uuid))
     return port, node
-
-
-def _body_node(ident: str):
-    """The node a request body names: a 400 when the caller cannot see
-    it, as Ironic answers."""
-    common.check_uuid(ident, 'node_uuid')
-    try:
-        node = nodes_db.get_node(flask.g.context, ident)
-        if not policy.allowed('baremetal:port:get', _node_target(node)):
-            raise exception.NodeNotFound(node=ident)
-    except exception.NodeNotFound as exc:
-        raise exception.InvalidParameterValue(err=exc.message) from None
-    return node
 
 
 def _body_portgroup(ident: str | None):
@@ -166,12 +142,13 @@ def _list_node(node_ident: str | None):
     if ident is None:
         return None
     if not uuidutils.is_uuid_like(ident) and not microversion.at_least(
-            NODE_NAMES):
+            microversion.NODE_NAMES):
         raise exception.NotAcceptable(
-            'Node names need API version 1.%d or newer.' % NODE_NAMES)
+            'Node names need API version 1.%d or newer.'
+            % microversion.NODE_NAMES)
     if node_ident is None and node_uuid is not None:
         common.check_uuid(node_uuid, 'node_uuid')
-    return nodes.get_authorized(ident, 'baremetal:node:get')
+    return util.get_authorized(ident, 'baremetal:node:get')
 
 
 def _list_portgroup(portgroup_ident: str | None):
@@ -183,15 +160,15 @@ def _list_portgroup(portgroup_ident: str | None):
         'portgroup', schema.FILTERS['portgroup'])
     if ident is None:
         return None
-    if not microversion.at_least(PORTGROUPS):
+    if not microversion.at_least(microversion.PORTGROUP_SUBRESOURCES):
         if portgroup_ident is not None:
             raise exception.NotFound()
         raise exception.NotAcceptable(
             'The portgroup filter needs API version 1.%d or newer.'
-            % PORTGROUPS)
+            % microversion.PORTGROUP_SUBRESOURCES)
     portgroup = portgroups_db.get_portgroup(flask.g.context, ident)
     node = nodes_db.get_node_by_id(flask.g.context, portgroup.node_id)
-    policy.authorize('baremetal:portgroup:get', _node_target(node),
+    policy.authorize('baremetal:portgroup:get', util.node_target(node),
                      'baremetal:portgroup:get',
                      exception.PortgroupNotFound(portgroup=ident))
     return portgroup
@@ -259,18 +236,14 @@ def create_port():
     _reject_newer_fields([k for k, v in body.items() if v is not None],
                          'The field')
     common.check_uuid(body.get('uuid'), 'uuid')
-    node = _body_node(body['node_uuid'])
-    policy.authorize('baremetal:port:create', _node_target(node))
+    node = util.body_node(body['node_uuid'], 'baremetal:port:get')
+    policy.authorize('baremetal:port:create', util.node_target(node))
     values = _values(body)
     if body.get('uuid'):
         values['uuid'] = body['uuid']
     port = ports.create(flask.g.context, node, values,
                         _body_portgroup(body.get('portgroup_uuid')))
-    response = flask.jsonify(to_dict(port))
-    response.status_code = 201
-    response.headers['Location'] = links.resource_links(
-        'ports', port.uuid)[0]['href']
-    return response
+    return util.created(to_dict(port), 'ports', port.uuid)
 
 
 def get_port(port_uuid):
@@ -297,8 +270,9 @@ def update_port(port_uuid):
     changed = validation.changes(before, after, patchable)
     new_node = None
     if 'node_uuid' in changed:
-        new_node = _body_node(changed.pop('node_uuid'))
-        policy.authorize('baremetal:port:update', _node_target(new_node))
+        new_node = util.body_node(changed.pop('node_uuid'),
+                                  'baremetal:port:get')
+        policy.authorize('baremetal:port:update', util.node_target(new_node))
     portgroup = ports.KEEP
     if 'portgroup_uuid' in changed:
         portgroup = _body_portgroup(changed.pop('portgroup_uuid'))

@@ -2,7 +2,7 @@
 booked together, all or nothing."""
 import flask
 
-from pool_api.handlers import allocations
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import params
 from pool_api import policy
@@ -49,15 +49,9 @@ def to_dict(found, members: list, fields=None) -> dict:
     return render.select(values, fields or FIELDS)
 
 
-def _show(found, fields=None, status: int = 200):
+def _body(found, fields=None) -> dict:
     members = reservations_db.members(flask.g.context, [found.id])
-    response = flask.jsonify(to_dict(found, members.get(found.id, []),
-                                     fields))
-    response.status_code = status
-    if status == 201:
-        response.headers['Location'] = links.resource_links(
-            'reservations', found.uuid)[0]['href']
-    return response
+    return to_dict(found, members.get(found.id, []), fields)
 
 
 def get_authorized(ident: str, rule: str):
@@ -96,12 +90,12 @@ def create_reservation():
     policy.authorize('pool:reservation:create')
     body = validation.json_body()
     validation.validate(schema.CREATE, body)
-    project = allocations.restrict_owner(body)
+    project = util.restrict_owner(body)
     common.check_name(body.get('name'), 'reservation')
     common.check_uuid(body.get('uuid'), 'uuid')
     common.check_traits(body.get('traits'))
     count_min, count_max = _count(body['count'])
-    start, end = allocations.window_of(body)
+    start, end = util.window_of(body)
     values = {k: body[k] for k in ('uuid', 'name', 'resource_class', 'extra',
                                    'owner') if body.get(k) is not None}
     values['traits'] = sorted(set(body.get('traits') or ()))
@@ -115,7 +109,7 @@ def create_reservation():
             project)
     found = reservations.create(flask.g.context, values, count_min,
                                 count_max, body.get('pool'), start, end)
-    return _show(found, status=201)
+    return util.created(_body(found), 'reservations', found.uuid)
 
 
 def list_reservations():
@@ -142,7 +136,7 @@ def list_reservations():
 
 def get_reservation(reservation_ident):
     found = get_authorized(reservation_ident, 'pool:reservation:get')
-    return _show(found, params.get_fields(FIELDS))
+    return flask.jsonify(_body(found, params.get_fields(FIELDS)))
 
 
 def delete_reservation(reservation_ident):

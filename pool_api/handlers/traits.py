@@ -1,7 +1,7 @@
 """Node traits: /v1/nodes/<node>/traits."""
 import flask
 
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api.schemas import common
@@ -16,7 +16,7 @@ MAX_TRAITS = common.TRAITS['maxItems']
 def _node(node_ident: str, rule: str):
     """The node of a traits request; the API does not exist below 1.37."""
     microversion.require(microversion.TRAITS)
-    return nodes.get_authorized(node_ident, rule)
+    return util.get_authorized(node_ident, rule)
 
 
 def _traits_url(node, trait=None) -> str:

@@ -2,21 +2,18 @@
 groups and ports."""
 import flask
 
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import microversion
 from pool_api.schemas import ports as schema
 from pool_api import validation
 from pool_conductor.baremetal import vifs
 from pool_conductor import exception
 
-# The version of Ironic's API that introduced VIFs.
-VIFS = 28
-
 
 def _node(node_ident: str, rule: str):
-    if not microversion.at_least(VIFS):
+    if not microversion.at_least(microversion.VIFS):
         raise exception.NotFound()
-    return nodes.get_authorized(node_ident, rule)
+    return util.get_authorized(node_ident, rule)
 
 
 def list_vifs(node_ident):

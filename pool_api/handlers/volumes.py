@@ -4,7 +4,7 @@ import dataclasses
 
 import flask
 
-from pool_api.handlers import nodes
+from pool_api.handlers import util
 from pool_api import links
 from pool_api import microversion
 from pool_api import params
@@ -18,9 +18,6 @@ from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import volumes as volumes_db
 from pool_conductor import exception
 from pool_conductor import secrets
-
-# The version of Ironic's API that introduced volume resources.
-VOLUME = 32
 
 REDACTED = {'redacted_contents': (
     '** Value redacted: Requires permission '
@@ -67,12 +64,8 @@ def _patchable(resource: Resource) -> tuple:
 
 def _check_version() -> None:
     """:raises: NotFound below 1.32"""
-    if not microversion.at_least(VOLUME):
+    if not microversion.at_least(microversion.VOLUME):
         raise exception.NotFound()
-
-
-def _target_of(node) -> dict:
-    return {'node.owner': node.owner or '', 'node.lessee': node.lessee or ''}
 
 
 def to_dict(resource: Resource, row, fields=None) -> dict:
@@ -102,22 +95,9 @@ def _get(resource: Resource, uuid: str, rule: str):
     context = flask.g.context
     row = volumes_db.get(context, resource.kind.model, uuid)
     node = nodes_db.get_node_by_id(context, row.node_id)
-    policy.authorize(rule, _target_of(node), 'baremetal:volume:get',
+    policy.authorize(rule, util.node_target(node), 'baremetal:volume:get',
                      volumes_db.not_found(resource.kind.model, uuid))
     return row, node
-
-
-def _body_node(ident: str):
-    """The node a request body names: a 400 when the caller cannot see
-    it, as Ironic answers."""
-    common.check_uuid(ident, 'node_uuid')
-    try:
-        node = nodes_db.get_node(flask.g.context, ident)
-        if not policy.allowed('baremetal:volume:get', _target_of(node)):
-            raise exception.NodeNotFound(node=ident)
-    except exception.NodeNotFound as exc:
-        raise exception.InvalidParameterValue(err=exc.message) from None
-    return node
 
 
 # The volume root ---------------------------------------------------------
@@ -146,8 +126,8 @@ def get_volume():
 
 def get_node_volume(node_ident):
     _check_version()
-    node = nodes.get_authorized(node_ident, 'baremetal:node:get')
-    policy.authorize('baremetal:volume:get', _target_of(node))
+    node = util.get_authorized(node_ident, 'baremetal:node:get')
+    policy.authorize('baremetal:volume:get', util.node_target(node))
     return flask.jsonify(_volume_links('nodes/%s/volume' % node_ident))
 
 
@@ -175,8 +155,8 @@ def _list(resource: Resource, node_ident: str | None = None):
     filters = {'project': project}
     ident = node_ident or params.get_string('node', schema.FILTERS['node'])
     if ident is not None:
-        node = nodes.get_authorized(ident, 'baremetal:node:get')
-        policy.authorize('baremetal:volume:get', _target_of(node))
+        node = util.get_authorized(ident, 'baremetal:node:get')
+        policy.authorize('baremetal:volume:get', util.node_target(node))
         filters['node_id'] = node.id
     found = volumes_db.list_of(
         flask.g.context, resource.kind.model, filters, limit=limit,
@@ -209,16 +189,13 @@ def _create(resource: Resource):
     body = validation.json_body()
     validation.validate(resource.create, body)
     common.check_uuid(body.get('uuid'), 'uuid')
-    node = _body_node(body['node_uuid'])
-    policy.authorize('baremetal:volume:create', _target_of(node))
+    node = util.body_node(body['node_uuid'], 'baremetal:volume:get')
+    policy.authorize('baremetal:volume:create', util.node_target(node))
     values = {k: v for k, v in body.items()
               if k != 'node_uuid' and v is not None}
     row = volumes.create(flask.g.context, resource.kind, node, values)
-    response = flask.jsonify(to_dict(resource, row))
-    response.status_code = 201
-    response.headers['Location'] = links.resource_links(
-        'volume/' + resource.collection, row.uuid)[0]['href']
-    return response
+    return util.created(to_dict(resource, row),
+                        'volume/' + resource.collection, row.uuid)
 
 
 def _show(resource: Resource, uuid: str):
@@ -247,8 +224,9 @@ def _update(resource: Resource, uuid: str):
             changed[name] = default
     new_node = None
     if 'node_uuid' in changed:
-        new_node = _body_node(changed.pop('node_uuid'))
-        policy.authorize('baremetal:volume:update', _target_of(new_node))
+        new_node = util.body_node(changed.pop('node_uuid'),
+                                  'baremetal:volume:get')
+        policy.authorize('baremetal:volume:update', util.node_target(new_node))
     row = volumes.update(flask.g.context, row, node, changed, new_node)
     return flask.jsonify(to_dict(resource, row))
 

@@ -1,7 +1,12 @@
 """Changes of a node outside the binding (the node API, its traits and
 params, a provision verb), each recorded with its events in its
 transaction: Ironic's create, update, power_set, maintenance_set and
-provision_set (pool_conductor.node_events decides which)."""
+provision_set (pool_conductor.node_events decides which).
+
+patch() is the one door of a node PATCH: it hands a report and a change
+of instance to the binding writer (pool_conductor.binding), the rest to
+update()."""
+from pool_conductor import binding
 from pool_conductor.booking import healing
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor import events
@@ -43,6 +48,42 @@ def update(context, node, values: dict, traits=None, message=None,
                           booked_known=False)
     return nodes_db.update_node(context, node, values, traits=traits,
                                 then=record)
+
+
+def patch(context, node, changed: dict, reported: bool = False,
+          shown: dict | None = None):
+    """Save what a node PATCH changes through the writer that owns it: a
+    stage or runnable report (reported) through binding.report, which
+    moves a waiting node on (a repeated report too); a new instance_uuid
+    through the binding writer (binding.set_instance, or
+    binding.release_node for none); any other field through update(),
+    retried while a conductor holds the node locked.
+
+    :param changed: the changed fields, stage and runnable among them
+        for a report.
+    :param shown: as update()'s.
+    :returns: the node as it is after the change.
+    :raises: Invalid for the instance_uuid of a node that has an
+        allocation; what update(), binding.report, binding.set_instance
+        and binding.release_node raise.
+    """
+    if 'instance_uuid' not in changed:
+        if reported:
+            binding.report(context, node, changed)
+            return nodes_db.get_node_by_id(context, node.id)
+        return retry.on_node_locked(update, context, node, changed,
+                                    shown=shown)
+    values = dict(changed)
+    instance = values.pop('instance_uuid')
+    if instance is None:
+        binding.release_node(context, node, values)
+    elif node.allocation_id is not None:
+        raise exception.Invalid(
+            'Cannot set the instance_uuid of node %s: it has allocation %s.'
+            % (node.uuid, node.allocation_uuid))
+    else:
+        binding.set_instance(context, node, instance, values)
+    return nodes_db.get_node_by_id(context, node.id)
 
 
 def unlocked(context, node):

@@ -12,6 +12,7 @@ from pool_api import app as pool_app
 from pool_api.handlers import allocations as allocation_handlers
 from pool_api.handlers import brokers as broker_handlers
 from pool_api.handlers import claims as claim_handlers
+from pool_api.handlers import node_fields
 from pool_api.handlers import nodes as node_handlers
 from pool_api.handlers import pools as pool_handlers
 from pool_api.handlers import portgroups as portgroup_handlers
@@ -323,7 +324,7 @@ class OpenAPIDocumentTestCase(base.APITestCase):
 
     def test_response_fields_are_the_handlers_fields(self):
         schemas = self.document['components']['schemas']
-        self.assertEqual(list(node_handlers.FIELDS),
+        self.assertEqual(list(node_fields.FIELDS),
                          list(schemas['Node']['properties']))
         self.assertEqual(list(allocation_handlers.FIELDS),
                          list(schemas['Allocation']['properties']))
