@@ -1,6 +1,6 @@
 """Response schemas of nodes: the node, its states, console, validation,
 traits, indicators, maintenance windows and slots."""
-from pool_api.handlers import nodes as node_handlers
+from pool_api import microversion
 from pool_api.schemas.responses.base import BOOLEAN
 from pool_api.schemas.responses.base import LINKS
 from pool_api.schemas.responses.base import NULLABLE_STRING
@@ -118,7 +118,7 @@ SCHEMAS = {
                  'provision_state', 'provision_updated_at',
                  'target_power_state', 'target_provision_state'),
         description='raid_config and target_raid_config appear from '
-                    'version 1.%d on.' % node_handlers.RAID_CONFIG),
+                    'version 1.%d on.' % microversion.RAID_CONFIG),
     'NodeConsole': object_of({
         'console_enabled': BOOLEAN,
         'console_info': {'type': ['object', 'null'], 'properties': {
