@@ -16,6 +16,7 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from pool_conductor import allocation_events
 from pool_conductor import binding
 from pool_conductor.booking import window_policy
 from pool_conductor.booking import windows
@@ -29,6 +30,7 @@ from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import slots as slots_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external
@@ -133,7 +135,7 @@ def _outcome(alloc, host: str, state: str, actors: dict, node=None,
                'last_error': error}
     return events.Event(
         'allocation', alloc.uuid,
-        'pool.allocation.state_set.%s' % (
+        event_types.allocation_state_set(
             'error' if state == states.ALLOCATION_ERROR else 'success'),
         object_name=alloc.name,
         level='error' if state == states.ALLOCATION_ERROR else 'info',
@@ -482,10 +484,7 @@ def candidate_uuids(context, candidates, pool: str | None,
 
 
 def _created(conn, alloc) -> None:
-    events.record(conn, [events.Event(
-        'allocation', alloc.uuid, 'baremetal.allocation.create.end',
-        object_name=alloc.name, state=alloc.state, owner=alloc.owner,
-        payload=payloads.allocation(alloc))])
+    events.record(conn, [allocation_events.created(alloc)])
 
 
 def backfill(context, values: dict, node) -> models.Allocation:
@@ -596,13 +595,13 @@ def update(context, alloc: models.Allocation,
                               values['lifespan_end'])
         updated = allocations_db.update_allocation(context, alloc, values)
         found = [events.Event(
-            'allocation', updated.uuid, 'baremetal.allocation.update.end',
+            'allocation', updated.uuid, event_types.ALLOCATION_UPDATE_END,
             object_name=updated.name, state=updated.state,
             message='Changed: %s' % ', '.join(sorted(values)),
             owner=updated.owner, payload=payloads.allocation(updated))]
         if 'lifespan_end' in values:
             found.append(events.Event(
-                'allocation', updated.uuid, 'pool.lifespan.extended',
+                'allocation', updated.uuid, event_types.LIFESPAN_EXTENDED,
                 object_name=updated.name, prev_state=_iso(alloc.lifespan_end),
                 state=_iso(updated.lifespan_end),
                 message='lifespan_end changed', owner=updated.owner,
@@ -667,8 +666,10 @@ def delete(conn, current, ident: str | None = None) -> int | None:
     if slot is not None:
         windows.drop(conn, [current.id])
     allocations_db.delete(conn, current.id)
+    # current holds the columns the deletion reads, not the name and
+    # owner allocation_events.deleted() would show.
     events.record(conn, [events.Event(
-        'allocation', current.uuid, 'baremetal.allocation.delete.end',
+        'allocation', current.uuid, event_types.ALLOCATION_DELETE_END,
         payload=payloads.allocation(current))])
     return None
 

@@ -20,6 +20,7 @@ from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import pools as pools_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
@@ -163,7 +164,7 @@ def round_event(pool: str, action: str, status: str, done: Round,
     pool (action: scale_up, scale_down)."""
     return events.Event(
         'pool', events.name_uuid('pool', pool),
-        'pool.pool.autofill.%s.%s' % (action, status), object_name=pool,
+        event_types.autofill(action, status), object_name=pool,
         level='error' if status == 'error' else 'info',
         message=message or '%s of pool %s: %s' % (
             action.replace('_', ' ').capitalize(), pool, ', '.join(
@@ -412,7 +413,7 @@ class AutoFiller:
                 if autofill_db.set_pool_error(context, pool, error):
                     events.record(conn, [events.Event(
                         'pool', events.name_uuid('pool', pool),
-                        'pool.pool.autofill.error', object_name=pool,
+                        event_types.POOL_AUTOFILL_ERROR, object_name=pool,
                         level='error', message=error)],
                         conductor=self.host)
         except Exception as exc:

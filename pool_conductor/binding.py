@@ -23,6 +23,7 @@ import types
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
+from pool_conductor import allocation_events
 from pool_conductor.booking import healing
 from pool_conductor import brokers
 from pool_conductor.conf import CONF
@@ -31,6 +32,7 @@ from pool_conductor.db import binding as binding_db
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
 from pool_conductor.db import slots as slots_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifecycle
@@ -161,11 +163,7 @@ def _insert_allocations(conn, grants: list[Grant], request_actions=None
             for g in new]
     ids = iter(binding_db.insert_allocations(conn, [
         {k: v for k, v in row.items() if k != 'node_uuid'} for row in rows]))
-    created = [events.Event(
-        'allocation', row['uuid'], 'baremetal.allocation.create.end',
-        object_name=row.get('name'), state=row.get('state'),
-        owner=row.get('owner'),
-        payload=payloads.allocation(None, row)) for row in rows]
+    created = [allocation_events.created(row=row) for row in rows]
     return [dataclasses.replace(g, allocation_id=next(ids), allocation=None)
             if g.allocation is not None else g for g in grants], created
 
@@ -241,7 +239,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
     # The nodes' events and their allocations' go in one insert.
     if lost is not None:
         _write(conn, nodes, changes, also=(also or []) + [events.Event(
-            'allocation', n.instance_uuid, 'pool.allocation.lost',
+            'allocation', n.instance_uuid, event_types.ALLOCATION_LOST,
             level='warning', message=lost, prev_state='active',
             state=states.ALLOCATION_ERROR, owner=getattr(n, 'owner', None),
             lessee=getattr(n, 'lessee', None),
@@ -254,7 +252,7 @@ def release(conn, nodes: list, *, force: bool = False, request_actions=None,
                                     lost)
         return
     _write(conn, nodes, changes, also=(also or []) + [events.Event(
-        'allocation', n.instance_uuid, 'baremetal.allocation.delete.end',
+        'allocation', n.instance_uuid, event_types.ALLOCATION_DELETE_END,
         prev_state='active', owner=getattr(n, 'owner', None),
         lessee=getattr(n, 'lessee', None),
         payload=payloads.allocation(None, {'uuid': n.instance_uuid,

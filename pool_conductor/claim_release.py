@@ -21,6 +21,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
 from pool_conductor.db import models
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import expiry
@@ -95,7 +96,7 @@ def destroy(context, claim, rpcapi) -> None:
             torn_down = _release(conn, current, db_api.utcnow())
             claims_db.delete(conn, claim.id)
             events.record(conn, [claims.event(
-                current, 'pool.claim.deleted', current.state, None)])
+                current, event_types.CLAIM_DELETED, current.state, None)])
         return torn_down
     torn_down = retry.on_deadlock(retry.on_node_locked, work)
     if torn_down:
@@ -153,7 +154,7 @@ def lose_machine(conn, node, reason: str) -> None:
     changes = {'state': state}
     if state == states.CLAIM_ERROR:
         changes['last_error'] = message
-    lost = claims.event(claim, 'pool.claim.handle.lost', claim.state,
+    lost = claims.event(claim, event_types.CLAIM_HANDLE_LOST, claim.state,
                         state, message, 'warning', changes=changes)
     binding.release(conn, [node], force=True, for_claim=True,
                     keep_params=keep, lost=reason, also=[lost],
@@ -208,7 +209,7 @@ def _expire_one(context, claim_id: int) -> bool:
         _release(conn, current, now)
         claims_db.update(conn, claim_id, {'state': states.CLAIM_EXPIRED})
         events.record(conn, [claims.event(
-            current, 'pool.lifespan.expired', current.state,
+            current, event_types.LIFESPAN_EXPIRED, current.state,
             states.CLAIM_EXPIRED, 'The lifespan of claim %s ended at %s'
             % (current.uuid, claims.iso(current.lifespan_end)))])
         return True

@@ -20,6 +20,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import claims as claims_db
 from pool_conductor.db import providers as providers_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifecycle
@@ -89,14 +90,14 @@ def update(context, claim, values: dict) -> None:
                 changed += _apply_templates(conn, current,
                                             values['resources'])
                 changed.append(claims.event(
-                    current, 'pool.claim.update.end', None, None,
+                    current, event_types.CLAIM_UPDATE_END, None, None,
                     'Changed: resources', changes=values))
             if ('lifespan_end' in values
                     and values['lifespan_end'] != current.lifespan_end):
                 claims_db.set_allocations_end(conn, claim.id,
                                               values['lifespan_end'])
                 changed.append(claims.event(
-                    current, 'pool.lifespan.extended',
+                    current, event_types.LIFESPAN_EXTENDED,
                     claims.iso(current.lifespan_end),
                     claims.iso(values['lifespan_end']),
                     'lifespan_end changed', changes=values))

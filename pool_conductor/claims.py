@@ -37,6 +37,7 @@ from pool_conductor.db import machines as machines_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import handles
@@ -191,7 +192,7 @@ def create(context, values: dict, resources: list, rpcapi,
     with db_api.writer(context) as session:
         claim = claims_db.create(context, values)
         events.record(session, [event(
-            claim, 'pool.claim.create.end', None, states.CLAIM_PENDING)])
+            claim, event_types.CLAIM_CREATE_END, None, states.CLAIM_PENDING)])
     return claim
 
 
@@ -306,7 +307,7 @@ def _bind(conn, claim) -> None:
                                         db_api.utcnow())
     # The claim's event is recorded with the last grant's (one statement;
     # the update below rolls it back with everything if the claim went).
-    bound = [event(claim, 'pool.claim.bound', claim.state,
+    bound = [event(claim, event_types.CLAIM_BOUND, claim.state,
                    states.CLAIM_BOUND, 'Bound to nodes %s' % ', '.join(
                        n.uuid for n in taken.values()),
                    changes={'last_error': None})]
@@ -383,7 +384,7 @@ def fail(context, claim_id: int, host: str, error: str) -> bool:
         claims_db.update(conn, claim_id, {'state': states.CLAIM_ERROR,
                                           'last_error': error})
         events.record(conn, [event(
-            claim, 'pool.claim.error', claim.state, states.CLAIM_ERROR,
+            claim, event_types.CLAIM_ERROR, claim.state, states.CLAIM_ERROR,
             error, 'error', changes={'last_error': error})], conductor=host)
         return True
 

@@ -10,6 +10,7 @@ from pool_conductor.conf import CONF
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 
@@ -59,7 +60,7 @@ def register(context, host: str, start: bool = False) -> None:
                                                   own_group())
         if start or before != conductors_db.ONLINE:
             events.record(session, [_event(
-                host, 'pool.conductor.registered', before,
+                host, event_types.CONDUCTOR_REGISTERED, before,
                 conductors_db.ONLINE,
                 'Conductor %s %s' % (host, 'started' if start
                                      else 'is back online'))],
@@ -72,7 +73,7 @@ def unregister(context, host: str) -> None:
     with db_api.writer(context) as session:
         if conductors_db.unregister_conductor(context, host):
             events.record(session, [_event(
-                host, 'pool.conductor.unregistered', conductors_db.ONLINE,
+                host, event_types.CONDUCTOR_UNREGISTERED, conductors_db.ONLINE,
                 conductors_db.OFFLINE, 'Conductor %s stopped' % host)],
                 conductor=host)
 
@@ -88,7 +89,7 @@ def mark_dead(context, host: str) -> list[str]:
         dead = conductors_db.mark_dead(context,
                                        CONF.conductor.heartbeat_timeout)
         events.record(session, [_event(
-            row.hostname, 'pool.conductor.dead', conductors_db.ONLINE,
+            row.hostname, event_types.CONDUCTOR_DEAD, conductors_db.ONLINE,
             conductors_db.OFFLINE,
             'Conductor %s has not sent a heartbeat since %s; %s noticed'
             % (row.hostname, row.updated_at, host), level='warning',
@@ -108,7 +109,7 @@ def takeover(object_type: str, object_uuid: str, old_host: str | None,
     had no conductor."""
     if old_host is None:
         return []
-    return [_event(old_host, 'pool.conductor.takeover', None, None,
+    return [_event(old_host, event_types.CONDUCTOR_TAKEOVER, None, None,
                    'Conductor %s took over %s %s of conductor %s'
                    % (host, object_type, object_uuid, old_host),
                    taken_by=host, taken_type=object_type,

@@ -22,6 +22,7 @@ import datetime
 
 from oslo_log import log
 
+from pool_conductor import allocation_events
 from pool_conductor.baremetal import provisioning
 from pool_conductor import binding
 from pool_conductor.booking import window_policy
@@ -31,6 +32,7 @@ from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import binding as binding_db
 from pool_conductor.db import window_policy as policy_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import external
 from pool_conductor import lifespans
@@ -98,7 +100,7 @@ def _expire_one(context, alloc_id: int) -> bool:
             return False
         alloc = allocations_db.by_id(conn, alloc_id)
         expired = events.Event(
-            'allocation', alloc.uuid, 'pool.lifespan.expired',
+            'allocation', alloc.uuid, event_types.LIFESPAN_EXPIRED,
             object_name=alloc.name, prev_state=alloc.state,
             message='The lifespan of allocation %s ended at %s' % (
                 alloc.uuid, lifespans.iso(alloc.lifespan_end)),
@@ -112,10 +114,7 @@ def _expire_one(context, alloc_id: int) -> bool:
         else:
             windows.drop(conn, [alloc_id])
             allocations_db.delete(conn, alloc_id)
-            events.record(conn, also + [events.Event(
-                'allocation', alloc.uuid, 'baremetal.allocation.delete.end',
-                object_name=alloc.name, prev_state=alloc.state,
-                owner=alloc.owner, payload=payloads.allocation(alloc))])
+            events.record(conn, also + [allocation_events.deleted(alloc)])
         return True
 
 
@@ -149,7 +148,7 @@ def notify_before_end(context) -> int:
                 return False
             alloc = allocations_db.by_id(conn, row.id)
             events.record(conn, [events.Event(
-                'allocation', row.uuid, 'pool.allocation.before_end',
+                'allocation', row.uuid, event_types.ALLOCATION_BEFORE_END,
                 object_name=row.name, state=row.state, owner=row.owner,
                 message='The window of allocation %s ends at %s.'
                         % (row.uuid, windows.iso(row.lifespan_end)),
@@ -223,7 +222,7 @@ def _warn(context, row, now: datetime.datetime) -> bool:
             return False
         alloc = allocations_db.by_id(conn, row.id)
         events.record(conn, [events.Event(
-            'allocation', row.uuid, 'pool.allocation.idle_warning',
+            'allocation', row.uuid, event_types.ALLOCATION_IDLE_WARNING,
             object_name=row.name, state=row.state, owner=row.owner,
             level='warning',
             message='Node %s of allocation %s saw no deployment since the '
@@ -254,7 +253,7 @@ def _reclaim(context, alloc_id: int, now: datetime.datetime):
             return None
         alloc = allocations_db.by_id(conn, alloc_id)
         binding.release(conn, nodes, also=[events.Event(
-            'allocation', alloc.uuid, 'pool.allocation.reclaimed',
+            'allocation', alloc.uuid, event_types.ALLOCATION_RECLAIMED,
             object_name=alloc.name, prev_state=alloc.state,
             owner=alloc.owner, level='warning',
             message='Allocation %s was released: its node %s saw no '

@@ -24,6 +24,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import external as external_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external_managers
@@ -87,7 +88,7 @@ def check_node_values(context, values: dict, node=None) -> None:
 def _event(node, action: str, level: str, message: str,
            prev_state=None, state=None, values=None) -> events.Event:
     return events.Event(
-        'node', node.uuid, 'pool.node.external.%s' % action,
+        'node', node.uuid, event_types.external_node(action),
         object_name=node.name, level=level, message=message,
         prev_state=prev_state, state=state,
         payload=payloads.node(node, values or {}),
@@ -98,7 +99,7 @@ def _manager_event(name: str, action: str, level: str, message: str,
                    **more) -> events.Event:
     return events.Event(
         'external_manager', events.name_uuid('external_manager', name),
-        'pool.external_manager.%s' % action, object_name=name,
+        event_types.external_manager(action), object_name=name,
         level=level, message=message,
         payload=payloads.pool('ExternalManagerSyncPayload', '1.0',
                               {'name': name, **more}))

@@ -9,6 +9,7 @@ from pool_conductor import brokers
 from pool_conductor.db import api as db_api
 from pool_conductor.db import machines as machines_db
 from pool_conductor.db import nodes as nodes_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import metrics
@@ -53,7 +54,7 @@ def event(node, action: str, status: str, ref: str | None = None,
             broker, action, node.uuid, error))
     return events.Event(
         'broker', events.name_uuid('broker', broker),
-        'pool.broker.%s.%s' % (action, status), object_name=broker,
+        event_types.broker(action, status), object_name=broker,
         level='error' if status == 'error' else 'info', message=message,
         payload=payloads.machine(broker, node, getattr(node, 'pool', None),
                                  ref, error),

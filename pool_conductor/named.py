@@ -4,6 +4,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
 from pool_conductor.db import providers as providers_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 
@@ -22,7 +23,7 @@ def event(model, action: str, obj, changes: dict | None = None,
     kind = OBJECT_TYPES[model]
     return events.Event(
         kind, events.name_uuid(kind, obj.name),
-        'pool.%s.%s.end' % (kind, action), object_name=obj.name,
+        event_types.named_change(kind, action), object_name=obj.name,
         message=message, payload=payloads.named(kind, obj, changes))
 
 

@@ -6,6 +6,7 @@ state into one in progress, ``end`` from one in progress to a stable one,
 ``success`` otherwise (stable to stable, as manage and provide here, or
 in progress to in progress, as deleting to cleaning).
 """
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 from pool_conductor import states
@@ -100,28 +101,28 @@ def changed(node, values: dict, message: str | None = None
         fsm_event = 'fail' if status == 'error' else FSM_EVENTS.get(
             (prev, new))
         out.append(_event(
-            node, 'baremetal.node.provision_set.%s' % status, values,
+            node, event_types.node_provision_set(status), values,
             message or values.get('last_error'), level, prev, new,
             payloads.node(node, values, payloads.NODE_PROVISION,
                           event=fsm_event, previous_provision_state=prev,
                           previous_target_provision_state=getattr(
                               node, 'target_provision_state', None))))
     elif 'power_state' in values:
-        out.append(_event(node, 'baremetal.node.power_set.end', values,
+        out.append(_event(node, event_types.NODE_POWER_SET_END, values,
                           message, 'info',
                           getattr(node, 'power_state', None),
                           values['power_state'],
                           payloads.node(node, values, payloads.NODE_POWER,
                                         to_power=values['power_state'])))
     if 'console_enabled' in values:
-        out.append(_event(node, 'baremetal.node.console_set.end', values,
+        out.append(_event(node, event_types.NODE_CONSOLE_SET_END, values,
                           message))
     if 'maintenance' in values:
-        out.append(_event(node, 'baremetal.node.maintenance_set.end',
+        out.append(_event(node, event_types.NODE_MAINTENANCE_SET_END,
                           values, message or values.get(
                               'maintenance_reason')))
     if MEMBERSHIP.intersection(values):
-        out.append(_event(node, 'pool.node.pool_status_set.success',
+        out.append(_event(node, event_types.NODE_POOL_STATUS_SET_SUCCESS,
                           values, message, 'info',
                           getattr(node, 'pool_status', None),
                           values.get('pool_status',
@@ -129,27 +130,27 @@ def changed(node, values: dict, message: str | None = None
     if values.get('pool_wait_timed_out'):
         status = getattr(node, 'pool_status', None)
         out.append(_event(
-            node, 'pool.node.wait_timeout.error', values, message or (
+            node, event_types.NODE_WAIT_TIMEOUT_ERROR, values, message or (
                 'Node %s did not reach stage %s while %s by its deadline '
                 '(wait_timeout)' % (node.uuid,
                                     getattr(node, 'pool_wait_stage', None),
                                     status)),
             'warning', status, 'timeout'))
     if not out and values.keys() - {'generation', 'updated_at'}:
-        out.append(_event(node, 'baremetal.node.update.end', values,
+        out.append(_event(node, event_types.NODE_UPDATE_END, values,
                           message, payload=payloads.node(
                               node, values, payloads.NODE_CRUD)))
     return out
 
 
 def created(node) -> list[events.Event]:
-    return [_event(node, 'baremetal.node.create.end', {}, None,
+    return [_event(node, event_types.NODE_CREATE_END, {}, None,
                    state=getattr(node, 'provision_state', None),
                    payload=payloads.node(node, None, payloads.NODE_CRUD))]
 
 
 def deleted(node) -> list[events.Event]:
-    return [_event(node, 'baremetal.node.delete.end', {}, None,
+    return [_event(node, event_types.NODE_DELETE_END, {}, None,
                    prev_state=getattr(node, 'provision_state', None),
                    payload=payloads.node(node, None, payloads.NODE_CRUD))]
 

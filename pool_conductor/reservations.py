@@ -18,6 +18,7 @@ from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import reservations as reservations_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external
@@ -73,7 +74,7 @@ def create(context, values: dict, count_min: int, count_max: int,
             held = windows.hold(conn, members, count_min, pool, start, end)
             uuids = [m['uuid'] for m in members[:len(held)]]
             events.record(conn, [events.Event(
-                'reservation', row['uuid'], 'pool.reservation.create.end',
+                'reservation', row['uuid'], event_types.RESERVATION_CREATE_END,
                 object_name=row.get('name'),
                 state=states.RESERVATION_SCHEDULED, owner=row.get('owner'),
                 message='%d of %d to %d nodes are held for the window from '
@@ -121,7 +122,7 @@ def _destroy(context, ident: str) -> list[int]:
             raise exception.ReservationNotFound(reservation=ident)
         reservations_db.delete(conn, found.id)
         events.record(conn, [events.Event(
-            'reservation', found.uuid, 'pool.reservation.delete.end',
+            'reservation', found.uuid, event_types.RESERVATION_DELETE_END,
             object_name=found.name, state=states.RESERVATION_ENDED,
             owner=found.owner,
             message='The reservation and its %d allocation(s) are deleted.'

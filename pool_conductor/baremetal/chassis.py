@@ -3,6 +3,7 @@ stays."""
 from pool_conductor.db import api as db_api
 from pool_conductor.db import chassis as chassis_db
 from pool_conductor.db import models
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 
@@ -11,7 +12,8 @@ def event(chassis: models.Chassis, action: str,
           message: str | None = None) -> events.Event:
     """baremetal.chassis.<action>.end, readable by the system only."""
     return events.Event(
-        'chassis', chassis.uuid, 'baremetal.chassis.%s.end' % action,
+        'chassis', chassis.uuid,
+        event_types.resource_change('chassis', action),
         message=message, payload=payloads.chassis(chassis))
 
 

@@ -5,6 +5,7 @@ from pool_conductor.baremetal import steps
 from pool_conductor.db import api as db_api
 from pool_conductor.db import deploy_templates as templates_db
 from pool_conductor.db import models
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 
@@ -13,7 +14,7 @@ def _event(template: models.DeployTemplate, action: str,
            message: str | None = None) -> events.Event:
     return events.Event(
         'deploy_template', template.uuid,
-        'baremetal.deploy_template.%s.end' % action,
+        event_types.resource_change('deploy_template', action),
         object_name=template.name, message=message,
         payload=payloads.deploy_template(template))
 

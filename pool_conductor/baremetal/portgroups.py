@@ -6,6 +6,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import payloads
@@ -16,7 +17,8 @@ def event(portgroup: models.Portgroup, action: str, node: models.Node,
     """baremetal.portgroup.<action>.end, readable by its node's owner and
     lessee."""
     return events.Event(
-        'portgroup', portgroup.uuid, 'baremetal.portgroup.%s.end' % action,
+        'portgroup', portgroup.uuid,
+        event_types.resource_change('portgroup', action),
         object_name=portgroup.name, message=message,
         payload=payloads.portgroup(portgroup), owner=node.owner,
         lessee=node.lessee)

@@ -6,6 +6,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import portgroups as portgroups_db
 from pool_conductor.db import ports as ports_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import payloads
@@ -41,7 +42,7 @@ def event(port: models.Port, action: str, node: models.Node,
     """baremetal.port.<action>.end of a port (as it is after the
     change), readable by its node's owner and lessee."""
     return events.Event(
-        'port', port.uuid, 'baremetal.port.%s.end' % action,
+        'port', port.uuid, event_types.resource_change('port', action),
         object_name=getattr(port, 'address', None), message=message,
         payload=payloads.port(port), owner=node.owner, lessee=node.lessee)
 

@@ -7,6 +7,7 @@ from pool_conductor.baremetal import nodes
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import volumes as volumes_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import payloads
@@ -44,7 +45,7 @@ def event(row, action: str, node: models.Node,
     lessee."""
     kind = kind_of(row)
     return events.Event(
-        kind.name, row.uuid, 'baremetal.%s.%s.end' % (kind.name, action),
+        kind.name, row.uuid, event_types.resource_change(kind.name, action),
         message=message, payload=kind.payload(row), owner=node.owner,
         lessee=node.lessee)
 

@@ -24,6 +24,7 @@ from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 from pool_conductor import retry
@@ -130,7 +131,7 @@ def heal(conn, node_ids, why: str, host: str | None = None) -> int:
             slots_db.move_slot(conn, row.slot_id, row.node_id, node.id)
             slots_db.refresh_booked(conn, [row.node_id, node.id])
             found.append(_event(
-                row, 'pool.allocation.healed',
+                row, event_types.ALLOCATION_HEALED,
                 '%s; node %s is held for it from %s to %s instead.'
                 % (lost_msg, node.uuid, _iso(win.busy_from),
                    _iso(win.busy_until)),
@@ -144,7 +145,7 @@ def heal(conn, node_ids, why: str, host: str | None = None) -> int:
             continue
         windows.drop(conn, [row.id])
         found.append(_event(
-            row, 'pool.allocation.missing_resources',
+            row, event_types.ALLOCATION_MISSING_RESOURCES,
             '%s; a conductor gives it one as soon as one is free.' % error,
             level='warning', changes={'node_uuid': None,
                                       'last_error': error}))
@@ -166,7 +167,7 @@ def _settle(conn, row, now: datetime.datetime, pools: dict,
         if not slots_db.set_scheduled(conn, row.id, {
                 'state': states.ALLOCATION_ERROR, 'last_error': error}):
             return None
-        return _event(row, 'pool.allocation.state_set.error', error,
+        return _event(row, event_types.ALLOCATION_STATE_SET_ERROR, error,
                       level='error', state=states.ALLOCATION_ERROR,
                       changes={'node_uuid': None, 'last_error': error})
     win = windows.window(row.start_at, row.lifespan_end, pool_margins)
@@ -179,7 +180,7 @@ def _settle(conn, row, now: datetime.datetime, pools: dict,
     slots_db.set_scheduled(conn, row.id, {'missing_resources': False,
                                           'last_error': None})
     return _event(
-        row, 'pool.allocation.healed',
+        row, event_types.ALLOCATION_HEALED,
         'Node %s is free for the window: it is held for it from %s to %s.'
         % (node.uuid, _iso(win.busy_from), _iso(win.busy_until)),
         changes={'node_uuid': node.uuid, 'last_error': None})

@@ -29,6 +29,7 @@ from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import node_events
@@ -42,11 +43,11 @@ FAULT = states.FAULT_SCHEDULED_MAINTENANCE
 # Windows one conductor begins or ends per round.
 BATCH = 100
 # Event types, of the window's node.
-CREATED = 'pool.node.maintenance_window.create.end'
-DELETED = 'pool.node.maintenance_window.delete.end'
-WAITING = 'pool.node.maintenance_window.waiting'
-STARTED = 'pool.node.maintenance_window.started'
-ENDED = 'pool.node.maintenance_window.ended'
+CREATED = event_types.NODE_MAINTENANCE_WINDOW_CREATE_END
+DELETED = event_types.NODE_MAINTENANCE_WINDOW_DELETE_END
+WAITING = event_types.NODE_MAINTENANCE_WINDOW_WAITING
+STARTED = event_types.NODE_MAINTENANCE_WINDOW_STARTED
+ENDED = event_types.NODE_MAINTENANCE_WINDOW_ENDED
 
 _iso = windows.iso
 

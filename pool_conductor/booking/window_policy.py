@@ -24,6 +24,7 @@ import datetime
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import window_policy as policy_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import payloads
@@ -264,7 +265,7 @@ def deployed(row) -> bool:
 def ended(alloc) -> events.Event:
     """The event of a window released at its end (its lifespan_end)."""
     return events.Event(
-        'allocation', alloc.uuid, 'pool.allocation.ended',
+        'allocation', alloc.uuid, event_types.ALLOCATION_ENDED,
         object_name=alloc.name, prev_state=alloc.state, owner=alloc.owner,
         message='The window of allocation %s ended at %s.'
                 % (alloc.uuid, _iso(alloc.lifespan_end)),

@@ -42,6 +42,7 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from pool_conductor import allocation_events
 from pool_conductor.booking import window_policy
 from pool_conductor.conf import CONF
 from pool_conductor.db import allocations as allocations_db
@@ -49,6 +50,7 @@ from pool_conductor.db import api as db_api
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
+from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import lifespans
@@ -439,12 +441,9 @@ def _hold(conn, values: dict, pool: str | None, node, win: Window) -> int:
     slots_db.refresh_booked(conn, [node.id])
     shown = {**row, 'node_uuid': node.uuid}
     events.record(conn, [
+        allocation_events.created(row=shown),
         events.Event('allocation', row['uuid'],
-                     'baremetal.allocation.create.end',
-                     object_name=row.get('name'), state=row['state'],
-                     owner=row.get('owner'),
-                     payload=payloads.allocation(None, shown)),
-        events.Event('allocation', row['uuid'], 'pool.allocation.scheduled',
+                     event_types.ALLOCATION_SCHEDULED,
                      object_name=row.get('name'),
                      state=states.ALLOCATION_SCHEDULED,
                      message='Node %s is held from %s to %s.' % (
@@ -525,7 +524,7 @@ def start_due(context, host: str, submit) -> int:
                 if not slots_db.start(conn, row.id, host):
                     continue
                 events.record(conn, [events.Event(
-                    'allocation', row.uuid, 'pool.allocation.starting',
+                    'allocation', row.uuid, event_types.ALLOCATION_STARTING,
                     object_name=row.name, prev_state=row.state,
                     state=states.ALLOCATING, owner=row.owner,
                     message='The window of the allocation began at %s; '
@@ -556,7 +555,7 @@ def overdue(alloc) -> bool:
 def started(alloc, node, host: str) -> events.Event:
     """The event of a windowed allocation given its node at its start."""
     return events.Event(
-        'allocation', alloc.uuid, 'pool.allocation.started',
+        'allocation', alloc.uuid, event_types.ALLOCATION_STARTED,
         object_name=alloc.name, prev_state=states.ALLOCATING,
         state=states.ALLOCATION_ACTIVE, owner=alloc.owner,
         message='The window of the allocation started on node %s.'

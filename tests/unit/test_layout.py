@@ -42,7 +42,8 @@ SLOT_WRITES = frozenset((
 
 # What booking/ may import besides its own family and db/.
 GROUND = frozenset((
-    'pool_conductor.conf', 'pool_conductor.context',
+    'pool_conductor.allocation_events', 'pool_conductor.conf',
+    'pool_conductor.context',
     'pool_conductor.exception', 'pool_conductor.states',
     'pool_conductor.events', 'pool_conductor.event_types',
     'pool_conductor.payloads', 'pool_conductor.node_events',
