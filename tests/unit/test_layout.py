@@ -11,7 +11,8 @@ one module breaks it:
   pool_conductor and pool_api (a type hint imports it under
   ``typing.TYPE_CHECKING``);
 * booking/ imports nothing above it: only db/, the ground modules and its
-  own family;
+  own family; db/ imports only the ground under it (options, exceptions,
+  states, and what its queries validate);
 * one writer per holder of a node: the write statements of db/binding.py
   (today's holder) are called only from binding.py, those of db/slots.py
   (booked time, the future holders) only from booking/ and binding.py,
@@ -53,6 +54,12 @@ GROUND = frozenset((
     'pool_conductor.drivers', 'pool_conductor.named',
     'pool_conductor.documents', 'pool_conductor.sequencer',
     'pool_conductor.notifications', 'pool_conductor.metrics'))
+
+# What db/ may import besides itself.
+DB_GROUND = frozenset((
+    'pool_conductor.conf', 'pool_conductor.exception',
+    'pool_conductor.states', 'pool_conductor.regex',
+    'pool_conductor.secrets', 'pool_conductor.pool_params'))
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -268,6 +275,17 @@ class LayoutTestCase(testtools.TestCase):
                         or target == 'pool_conductor' or target in GROUND):
                     continue
                 wrong.append('%s imports %s' % (name, target))
+        self.assertEqual([], wrong)
+
+    def test_db_imports_only_the_ground(self):
+        wrong = ['%s imports %s' % (name, target)
+                 for name, module in self.conductor.items()
+                 if name.startswith('pool_conductor.db')
+                 for target in sorted(module.imported)
+                 if target.startswith('pool_conductor')
+                 and not target.startswith(('pool_conductor.db',
+                                            'pool_conductor.conf'))
+                 and target != 'pool_conductor' and target not in DB_GROUND]
         self.assertEqual([], wrong)
 
     def _writers(self, module: str, functions: frozenset) -> set[str]:
