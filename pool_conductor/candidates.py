@@ -7,7 +7,7 @@ import random
 
 from oslo_config import cfg
 
-from pool_conductor import allocations
+from pool_conductor import allocator
 from pool_conductor.booking import windows
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -165,7 +165,7 @@ def _preview_window(context, request: Request, pool, project: str | None,
 
 def _pick(context, request: Request, rng) -> str | None:
     """The node the allocator would give the request, as
-    allocations.allocate_one() chooses it: a new random start for each
+    allocator.allocate_one() chooses it: a new random start for each
     attempt, passing over the nodes of an external manager whose state is
     unknown. (Whether a manager gives the hardware is not known before
     it is asked.)"""
@@ -174,9 +174,9 @@ def _pick(context, request: Request, rng) -> str | None:
     with db_api.reader(context) as session:
         conn = session.connection()
         for _ in range(CONF.external_manager.acquire_attempts + 1):
-            chosen = allocations.choose(conn, request,
-                                        allocations.pivot(max_id, rng),
-                                        lock=False, exclude=passed)
+            chosen = allocator.choose(conn, request,
+                                      allocator.pivot(max_id, rng),
+                                      lock=False, exclude=passed)
             if not chosen:
                 return None
             if not external.skip_candidate(chosen[0]):

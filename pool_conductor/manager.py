@@ -1,7 +1,7 @@
 """RPC endpoint of a conductor."""
 import oslo_messaging as messaging
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.baremetal import provisioning
 from pool_conductor import context as pool_context
 from pool_conductor import events

@@ -6,7 +6,7 @@ import futurist
 from futurist import periodics
 from oslo_log import log
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.autofill import AutoFiller
 from pool_conductor.baremetal import provisioning
 from pool_conductor.booking import healing

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import sqlalchemy as sa
 
 from pool_api import app as pool_app
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.baremetal import provisioning
 from pool_conductor.conf import CONF
 from pool_conductor import context as pool_context

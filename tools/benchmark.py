@@ -539,7 +539,7 @@ def candidate_query(args) -> None:
 def _reserve(context, count: int) -> tuple[str, str]:
     """Reserve nodes for count allocations one at a time, then for count
     more in batches; how long each took."""
-    from pool_conductor.allocations import AllocationWorker
+    from pool_conductor.allocator import AllocationWorker
     from pool_conductor.db import allocations as allocations_db
 
     worker = AllocationWorker('bench-host', 1)

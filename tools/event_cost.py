@@ -27,7 +27,7 @@ sys.path.insert(0, ROOT)
 
 def one_round(nodes: int) -> float:
     from pool_api import app as pool_app
-    from pool_conductor.allocations import AllocationWorker
+    from pool_conductor.allocator import AllocationWorker
     from tools import benchmark
 
     cast = []

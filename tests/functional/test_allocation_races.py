@@ -2,7 +2,7 @@
 import threading
 import time
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import nodes as nodes_db

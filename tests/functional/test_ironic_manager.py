@@ -5,7 +5,7 @@ import json
 import urllib.request
 
 from pool_conductor import allocations
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.baremetal import provisioning
 from pool_conductor import conductors
 from pool_conductor.db import allocations as allocations_db

@@ -8,7 +8,7 @@ import threading
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.booking import windows
 from pool_conductor import context as pool_context
 from pool_conductor.db import allocations as allocations_db

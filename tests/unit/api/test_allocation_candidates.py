@@ -7,8 +7,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from pool_api import auth
-from pool_conductor import allocations
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor import allocator
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.booking import windows
 from pool_conductor import candidates
 from pool_conductor.db import allocations as allocations_db
@@ -253,8 +253,8 @@ class PreviewParityTestCase(base.APITestCase):
         alloc = allocations_db.get_allocation(self.context,
                                               resp.get_json()['uuid'])
         random.seed(seed)
-        allocations.allocate_one(self.context, alloc.id, 'test-host',
-                                 allocations_db.max_node_id(self.context))
+        allocator.allocate_one(self.context, alloc.id, 'test-host',
+                               allocations_db.max_node_id(self.context))
         alloc = allocations_db.get_allocation(self.context, alloc.uuid)
         self.assertEqual(answer.would_pick, alloc.node_uuid)
         self.casts = []

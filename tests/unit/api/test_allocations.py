@@ -6,7 +6,7 @@ import uuid
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import nodes as nodes_db
 from tests.unit.api import base

@@ -6,7 +6,7 @@ from oslo_db import exception as db_exc
 import pymysql
 import sqlalchemy as sa
 
-from pool_conductor import allocations
+from pool_conductor import allocator
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import nodes as nodes_db
@@ -110,7 +110,7 @@ class TestWorker(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        self.worker = allocations.AllocationWorker('test-host', 1)
+        self.worker = allocator.AllocationWorker('test-host', 1)
         self.addCleanup(self.worker.stop)
         self.alloc = allocations_db.create_allocation(
             self.context, {'resource_class': 'baremetal',
@@ -123,7 +123,7 @@ class TestWorker(base.APITestCase):
 
     def test_outage_is_left_to_retry(self):
         for name, error in UNAVAILABLE:
-            with mock.patch.object(allocations, 'allocate_one',
+            with mock.patch.object(allocator, 'allocate_one',
                                    side_effect=error):
                 self.assertIsNone(self.worker.process(self.alloc.id), name)
             self.assertEqual('allocating', self.state(), name)
@@ -131,7 +131,7 @@ class TestWorker(base.APITestCase):
     def test_refusal_is_recorded(self):
         error = operational(pymysql.err.OperationalError(
             4042, 'Syntax error in JSON path'))
-        with mock.patch.object(allocations, 'allocate_one',
+        with mock.patch.object(allocator, 'allocate_one',
                                side_effect=error):
             self.worker.process(self.alloc.id)
         self.assertEqual('error', self.state())

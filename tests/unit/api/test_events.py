@@ -426,7 +426,7 @@ class HistoryTestCase(base.APITestCase):
         self.create_node()
         alloc = self.post('/v1/allocations', {
             'resource_class': 'baremetal', 'name': 'alloc-h'}).get_json()
-        from pool_conductor.allocations import AllocationWorker
+        from pool_conductor.allocator import AllocationWorker
         worker = AllocationWorker('test-host', 1, batch_size=8)
         self.addCleanup(worker.stop)
         worker.process_batch([a for a, _ in self.casts], {})

@@ -9,7 +9,7 @@ from pool_api import app as pool_app
 from pool_api import auth
 from pool_api import openapi
 from pool_api import routes
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from pool_api import openapi
 from pool_api import routes
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.booking import maintenance_windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db

@@ -9,7 +9,7 @@ import fixtures
 from prometheus_client import parser
 
 from pool_api import app as pool_app
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import service
 from tests.unit.api import base

@@ -385,7 +385,7 @@ class OpenAPIResponsesTestCase(base.APITestCase):
         return resp
 
     def run_casts(self):
-        from pool_conductor.allocations import AllocationWorker
+        from pool_conductor.allocator import AllocationWorker
         worker = AllocationWorker('test-host', 1)
         self.addCleanup(worker.stop)
         casts, self.casts = self.casts, []

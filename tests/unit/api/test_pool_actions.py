@@ -1,6 +1,6 @@
 """Pool actions: addMachines, removeMachines, allocateMachines,
 returnMachines and returnToPool."""
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from tests.unit.api import test_pools
 

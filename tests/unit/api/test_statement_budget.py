@@ -3,8 +3,8 @@ that adds one to them fails here, where throughput alone would hide it
 (one extra read per request once cost 30% of the API's CPU)."""
 import sqlalchemy as sa
 
-from pool_conductor import allocations
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor import allocator
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor import workflows
@@ -106,7 +106,7 @@ class StatementBudgetTestCase(base.APITestCase):
     def test_conductor_allocates_a_batch(self):
         # The search starts at the last node, so that it wraps around:
         # the most it costs.
-        self.patch(allocations.random, 'randint', lambda low, high: high)
+        self.patch(allocator.random, 'randint', lambda low, high: high)
         self.allocation()
         self.worker.process_batch([i for i, _h in self.casts])
         self.casts.clear()
@@ -119,7 +119,7 @@ class StatementBudgetTestCase(base.APITestCase):
             '/v1/allocations?state=active').get_json()['allocations']))
 
     def test_conductor_fails_what_a_batch_cannot_serve(self):
-        self.patch(allocations.random, 'randint', lambda low, high: high)
+        self.patch(allocator.random, 'randint', lambda low, high: high)
         for _ in range(4):
             self.allocation()
         self.worker.process_batch([i for i, _h in self.casts])

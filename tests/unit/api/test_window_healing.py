@@ -10,7 +10,7 @@ import tempfile
 
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.baremetal import provisioning
 from pool_conductor.booking import healing
 from pool_conductor.booking import windows

@@ -6,7 +6,7 @@ import datetime
 
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.booking import windows
 from pool_conductor import conductors
 from pool_conductor.db import allocations as allocations_db

@@ -5,8 +5,9 @@ from unittest import mock
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
 from pool_conductor import allocations
+from pool_conductor import allocator
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
@@ -33,7 +34,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_reserves_matching_node(self):
         node = self.create_node(name='n1')
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.ALLOCATED, outcome)
+        self.assertEqual(allocator.ALLOCATED, outcome)
         self.assertEqual('active', alloc.state)
         self.assertEqual(node.uuid, alloc.node_uuid)
         self.assertIsNone(alloc.last_error)
@@ -41,7 +42,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_no_node_records_error(self):
         self.create_node(resource_class='other')
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.FAILED, outcome)
+        self.assertEqual(allocator.FAILED, outcome)
         self.assertEqual('error', alloc.state)
         self.assertEqual('No available nodes found in pool default with '
                          'resource class baremetal', alloc.last_error)
@@ -102,7 +103,7 @@ class AllocationWorkerTestCase(base.TestCase):
     def test_other_hosts_allocation_is_not_touched(self):
         self.create_node()
         outcome, alloc = self.allocate(host='other-host')
-        self.assertEqual(allocations.GONE, outcome)
+        self.assertEqual(allocator.GONE, outcome)
         self.assertEqual('allocating', alloc.state)
 
     def test_deleted_allocation_is_gone(self):
@@ -112,13 +113,13 @@ class AllocationWorkerTestCase(base.TestCase):
                            'state': 'allocating',
                            'conductor_affinity': 'test-host'})
         allocations.destroy(self.context, alloc.uuid)
-        self.assertEqual(allocations.GONE, self.worker.process(alloc.id))
+        self.assertEqual(allocator.GONE, self.worker.process(alloc.id))
 
     def test_finished_allocation_is_not_redone(self):
         self.create_node()
         self.create_node()
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.GONE, self.worker.process(alloc.id))
+        self.assertEqual(allocator.GONE, self.worker.process(alloc.id))
         self.assertEqual(1, len(allocations_db.list_allocations(
             self.context, {'state': 'active'})))
 
@@ -130,7 +131,7 @@ class AllocationWorkerTestCase(base.TestCase):
                            'conductor_affinity': 'test-host'})
         with mock.patch.object(allocations_db, 'max_node_id',
                                side_effect=RuntimeError('boom')):
-            self.assertEqual(allocations.FAILED,
+            self.assertEqual(allocator.FAILED,
                              self.worker.process(alloc.id))
         alloc = allocations_db.get_allocation(self.context, alloc.uuid)
         self.assertEqual('error', alloc.state)
@@ -147,12 +148,12 @@ class AllocationWorkerTestCase(base.TestCase):
             'connect', {}, Exception('Connection refused'))
         for error in (db_exc.DBConnectionError(), refused,
                       sa.exc.TimeoutError('pool exhausted')):
-            with mock.patch.object(allocations, 'allocate_one',
+            with mock.patch.object(allocator, 'allocate_one',
                                    side_effect=error):
                 self.assertIsNone(self.worker.process(alloc.id))
             self.assertEqual('allocating', allocations_db.get_allocation(
                 self.context, alloc.uuid).state)
-        self.assertEqual(allocations.ALLOCATED,
+        self.assertEqual(allocator.ALLOCATED,
                          self.worker.process(alloc.id))
 
 
@@ -178,8 +179,8 @@ class BatchTestCase(base.TestCase):
     def test_batch_takes_distinct_nodes(self):
         nodes = {self.create_node().uuid for _ in range(6)}
         ids = self.queue(4)
-        served = allocations.allocate_batch(self.context, ids,
-                                              'test-host', 0)
+        served = allocator.allocate_batch(self.context, ids,
+                                          'test-host', 0)
         self.assertEqual(set(ids), served)
         allocs = self.states(ids)
         self.assertEqual({'active'}, {a.state for a in allocs})
@@ -209,7 +210,7 @@ class BatchTestCase(base.TestCase):
             self.create_node()
         self.create_node(resource_class='other')
         ids = self.queue(5)
-        with mock.patch.object(allocations, 'allocate_one') as one:
+        with mock.patch.object(allocator, 'allocate_one') as one:
             self.worker.process_batch(ids)
         one.assert_not_called()
         allocs = self.states(ids)
@@ -269,7 +270,7 @@ class BatchTestCase(base.TestCase):
         self.create_node(name='node-1')
         ids = self.queue(1) + self.queue(1, name='node-0')
         # Pivot 0: the claim of the first allocation starts at node-0.
-        self.assertEqual(set(ids), allocations.allocate_batch(
+        self.assertEqual(set(ids), allocator.allocate_batch(
             self.context, ids, 'test-host', 0))
         anonymous, named = self.states(ids)
         self.assertEqual('node-0', nodes_db.get_node(
@@ -285,7 +286,7 @@ class BatchTestCase(base.TestCase):
         allocations.destroy(
             self.context, allocations_db.get_allocation_by_id(
                 self.context, mine[1]).uuid)
-        served = allocations.allocate_batch(
+        served = allocator.allocate_batch(
             self.context, mine + other, 'test-host', 0)
         self.assertEqual({mine[0]}, served)
         self.assertEqual('allocating', self.states(other)[0].state)
@@ -294,8 +295,8 @@ class BatchTestCase(base.TestCase):
         for _ in range(20):
             self.create_node()
         ids = self.queue(20)
-        with mock.patch.object(allocations, 'allocate_batch',
-                               wraps=allocations.allocate_batch) as spy:
+        with mock.patch.object(allocator, 'allocate_batch',
+                               wraps=allocator.allocate_batch) as spy:
             for alloc_id in ids:
                 self.worker.submit(alloc_id)
             self.worker.stop()
@@ -308,7 +309,7 @@ class BatchTestCase(base.TestCase):
         self.create_node()
         self.create_node()
         ids = self.queue(2)
-        with mock.patch.object(allocations, 'allocate_batch',
+        with mock.patch.object(allocator, 'allocate_batch',
                                side_effect=db_exc.DBConnectionError()):
             self.worker.process_batch(ids)
         self.assertEqual({'allocating'},

@@ -3,7 +3,7 @@ import datetime
 
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db

@@ -4,8 +4,8 @@ import threading
 
 import sqlalchemy as sa
 
-from pool_conductor import allocations
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor import allocator
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor import binding
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
@@ -116,7 +116,7 @@ class EventRecordTestCase(base.APITestCase):
             real(conn, grants, host)
             return False
         self.patch(binding, 'activate', gone)
-        served = allocations.allocate_batch(
+        served = allocator.allocate_batch(
             self.context, [a for a, _ in self.casts], 'test-host', 10)
         self.assertEqual(set(), served)
         self.assertEqual(before, len(all_events(self.context)))

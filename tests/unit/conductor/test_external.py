@@ -5,8 +5,8 @@ import os
 import tempfile
 import types
 
-from pool_conductor import allocations
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor import allocator
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.baremetal import provisioning
 from pool_conductor import binding
 from pool_conductor import conductors
@@ -75,7 +75,7 @@ class AllocationPathTestCase(ExternalTestBase):
         node = self.shared_node('sh-1', properties={
             'external_spec': {'template': 'web'}})
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.ALLOCATED, outcome)
+        self.assertEqual(allocator.ALLOCATED, outcome)
         self.assertEqual('active', alloc.state)
         found = fake.resources(self.world)['sh-1']
         self.assertEqual(('pool', alloc.uuid, {'template': 'web'}),
@@ -96,7 +96,7 @@ class AllocationPathTestCase(ExternalTestBase):
         # Whichever node the worker tries first, it ends on the free one.
         outcome, alloc = self.allocate(candidate_nodes=[taken.uuid,
                                                         free.uuid])
-        self.assertEqual(allocations.ALLOCATED, outcome)
+        self.assertEqual(allocator.ALLOCATED, outcome)
         self.assertEqual(free.uuid, alloc.node_uuid)
         outcome, alloc = self.allocate(candidate_nodes=[taken.uuid])
         self.assertEqual('error', alloc.state)
@@ -109,7 +109,7 @@ class AllocationPathTestCase(ExternalTestBase):
         node = self.shared_node('sh-1', name='wanted')
         fake.take(self.world, 'sh-1')
         outcome, alloc = self.allocate(candidate_nodes=[node.uuid])
-        self.assertEqual(allocations.FAILED, outcome)
+        self.assertEqual(allocator.FAILED, outcome)
         self.assertIn('taken by another user', alloc.last_error)
         self.assertEqual('external hold', self.node(node).fault)
         self.assertIn('pool.node.external.taken', [
@@ -134,13 +134,13 @@ class AllocationPathTestCase(ExternalTestBase):
             self.round()
         self.assertEqual('unknown', self.node(node).external_state)
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.FAILED, outcome)
+        self.assertEqual(allocator.FAILED, outcome)
         self.assertIn('unknown', alloc.last_error)
         self.config(unknown_blocks_allocation=False,
                     group='external_manager')
         fake.set_failing(self.world, False)
         outcome, alloc = self.allocate()
-        self.assertEqual(allocations.ALLOCATED, outcome)
+        self.assertEqual(allocator.ALLOCATED, outcome)
 
     def test_released_at_once_when_never_deployed(self):
         node = self.shared_node('sh-1')

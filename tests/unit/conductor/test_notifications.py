@@ -7,7 +7,7 @@ import os
 from oslo_messaging.notify import _impl_test
 import sqlalchemy as sa
 
-from pool_conductor.allocations import AllocationWorker
+from pool_conductor.allocator import AllocationWorker
 from pool_conductor.db import api as db_api
 from pool_conductor.db import conductors as conductors_db
 from pool_conductor.db import events as events_db
