@@ -275,13 +275,13 @@ class AutoFiller:
         if not ends:
             return
         error = done.destroy_error or done.create_error
-        try:
+
+        def record() -> None:
             with db_api.writer_connection(context) as conn:
                 autofill_db.set_pool_error(context, name, error)
                 events.record(conn, ends, conductor=self.host)
-        except Exception as exc:
-            LOG.warning('Recording the end of a round of pool %(pool)s '
-                        'failed: %(exc)s', {'pool': name, 'exc': exc})
+        rounds.once(record, 'recording the end of a round of pool %s' % name,
+                    None)
 
     def _plan(self, context, name: str) -> Round | None:
         """Count the pool's members under its lock; move machines from
@@ -408,7 +408,8 @@ class AutoFiller:
         """A round failed: its error is the pool's, and
         pool.pool.autofill.error records it (once while it stays the
         same)."""
-        try:
+
+        def record() -> None:
             with db_api.writer_connection(context) as conn:
                 if autofill_db.set_pool_error(context, pool, error):
                     events.record(conn, [events.Event(
@@ -416,9 +417,7 @@ class AutoFiller:
                         event_types.POOL_AUTOFILL_ERROR, object_name=pool,
                         level='error', message=error)],
                         conductor=self.host)
-        except Exception as exc:
-            LOG.warning('Recording the error of pool %(pool)s failed: '
-                        '%(exc)s', {'pool': pool, 'exc': exc})
+        rounds.once(record, 'recording the error of pool %s' % pool, None)
 
     def _in_parallel(self, work, items: list) -> None:
         """Run work on each item, [conductor] broker_workers at once (a

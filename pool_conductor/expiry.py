@@ -154,22 +154,14 @@ def notify_before_end(context) -> int:
                         % (row.uuid, windows.iso(row.lifespan_end)),
                 payload=payloads.allocation(alloc))])
             return True
-    try:
+
+    def ending() -> list:
         now = db_api.utcnow()
         with db_api.reader(context) as session:
-            rows = policy_db.ending(session.connection(), now,
+            return policy_db.ending(session.connection(), now,
                                     now + ahead * _SECOND, BATCH)
-    except Exception as exc:
-        LOG.warning('Looking for windows near their end failed: %s', exc)
-        return 0
-    done = 0
-    for row in rows:
-        try:
-            done += retry.on_deadlock(one, row)
-        except Exception as exc:
-            LOG.warning('Announcing the end of allocation %(uuid)s failed: '
-                        '%(exc)s', {'uuid': row.uuid, 'exc': exc})
-    return done
+    return rounds.run(ending, lambda row: retry.on_deadlock(one, row),
+                      'announcing the end of windows', _allocation)
 
 
 # Idle reclaim ----------------------------------------------------------
@@ -185,34 +177,39 @@ def reclaim_idle(context) -> tuple[int, int]:
     after = CONF.windows.idle_reclaim_after
     if not after:
         return 0, 0
-    warned = reclaimed = 0
-    try:
-        now = db_api.utcnow()
+    now = db_api.utcnow()
+    warned = 0
+
+    def idle() -> list:
         with db_api.reader(context) as session:
-            rows = policy_db.idle_candidates(
+            return policy_db.idle_candidates(
                 session.connection(), now - after / 2 * _SECOND,
                 now - after * _SECOND, BATCH)
-    except Exception as exc:
-        LOG.warning('Looking for idle windows failed: %s', exc)
-        return 0, 0
-    for row in rows:
+
+    def handle(row) -> bool:
+        nonlocal warned
         if window_policy.deployed(row):
-            continue
-        try:
-            if row.start_at + after * _SECOND <= now:
-                node = retry.on_deadlock(_reclaim, context, row.id, now)
-                if node is not None:
-                    reclaimed += 1
-                    LOG.info('Allocation %s was reclaimed: its node saw no '
-                             'deployment', row.uuid)
-                    if node.external_claim is not None:
-                        external.release_idle(context, node.id)
-            elif row.idle_warned_at is None:
+            return False
+        if row.start_at + after * _SECOND > now:
+            if row.idle_warned_at is None:
                 warned += retry.on_deadlock(_warn, context, row, now)
-        except Exception as exc:
-            LOG.warning('Reclaiming idle allocation %(uuid)s failed: '
-                        '%(exc)s', {'uuid': row.uuid, 'exc': exc})
+            return False
+        node = retry.on_deadlock(_reclaim, context, row.id, now)
+        if node is None:
+            return False
+        LOG.info('Allocation %s was reclaimed: its node saw no deployment',
+                 row.uuid)
+        if node.external_claim is not None:
+            external.release_idle(context, node.id)
+        return True
+    reclaimed = rounds.run(idle, handle, 'reclaiming idle windows',
+                           _allocation)
     return warned, reclaimed
+
+
+def _allocation(row) -> str:
+    """How a round's log names the allocation of a row."""
+    return 'allocation %s' % row.uuid
 
 
 def _warn(context, row, now: datetime.datetime) -> bool:

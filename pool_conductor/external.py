@@ -234,43 +234,45 @@ def release_idle(context, node_id: int, host: str | None = None,
 
     :returns: whether a claim was released.
     """
-    try:
-        with db_api.writer_connection(context) as conn:
-            node = external_db.lock_node(conn, node_id)
-            if node is None or node.external_manager is None:
-                return False
-            stale = token is not None and token != node.external_claim
-            if not stale and not _idle(node):
-                return False
-            if stale and node.allocation_id is not None and (
-                    node.external_claim is None):
-                # A claim being recorded by an allocation: not stale.
-                return False
-            manager = manager_of(conn, node.external_manager)
-            released = token if stale else node.external_claim
-            _driver_call(manager, lambda d, p: d.release(
-                p, node.external_ref, released))
-            values = {} if stale else {
-                'external_claim': None,
-                'external_state': states.EXTERNAL_FREE,
-                'external_state_since': db_api.utcnow()}
-            event = _event(node, 'release.success', 'info',
-                           'Released %sclaim %s on %s at external manager '
-                           '%s' % ('the stale ' if stale else '', released,
-                                   node.external_ref,
-                                   node.external_manager),
-                           node.external_state,
-                           values.get('external_state',
-                                      node.external_state))
-            if values:
-                return _write(conn, node, values, [event], host)
-            events.record(conn, [event], conductor=host)
-            return True
-    except Exception as exc:
-        LOG.warning('Releasing the external claim of node %(node)s '
-                    'failed, the reconciler tries again: %(exc)s',
-                    {'node': node_id, 'exc': exc})
-        return False
+    return rounds.once(
+        lambda: _release(context, node_id, host, token),
+        'releasing the external claim of node %s (the reconciler tries '
+        'again)' % node_id, False)
+
+
+def _release(context, node_id: int, host: str | None,
+             token: str | None) -> bool:
+    with db_api.writer_connection(context) as conn:
+        node = external_db.lock_node(conn, node_id)
+        if node is None or node.external_manager is None:
+            return False
+        stale = token is not None and token != node.external_claim
+        if not stale and not _idle(node):
+            return False
+        if stale and node.allocation_id is not None and (
+                node.external_claim is None):
+            # A claim being recorded by an allocation: not stale.
+            return False
+        manager = manager_of(conn, node.external_manager)
+        released = token if stale else node.external_claim
+        _driver_call(manager, lambda d, p: d.release(
+            p, node.external_ref, released))
+        values = {} if stale else {
+            'external_claim': None,
+            'external_state': states.EXTERNAL_FREE,
+            'external_state_since': db_api.utcnow()}
+        event = _event(node, 'release.success', 'info',
+                       'Released %sclaim %s on %s at external manager '
+                       '%s' % ('the stale ' if stale else '', released,
+                               node.external_ref,
+                               node.external_manager),
+                       node.external_state,
+                       values.get('external_state',
+                                  node.external_state))
+        if values:
+            return _write(conn, node, values, [event], host)
+        events.record(conn, [event], conductor=host)
+        return True
 
 
 # The reconciler -------------------------------------------------------------

@@ -1,6 +1,7 @@
 """A conductor's asynchronous work: whose rows it may take, going over
 them one by one, and settling each without ever raising."""
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from oslo_log import log
 
@@ -10,6 +11,7 @@ from pool_conductor.db import conductors as conductors_db
 from pool_conductor import retry
 
 LOG = log.getLogger(__name__)
+T = TypeVar('T')
 
 # What an attempt at one piece of work (an allocation, a claim) tells its
 # caller, besides that it is done.
@@ -45,12 +47,32 @@ def hosts_to_serve(context, host: str) -> list[str]:
     return live_conductors(context, host) or [host]
 
 
+def _capital(what: str) -> str:
+    return what[:1].upper() + what[1:]
+
+
+def once(work: Callable[[], T], what: str, default: T = 0) -> T:
+    """work(), a round of one transaction (or a step of one), whose
+    failure is logged once as a warning (with what it does) instead of
+    raised: it never raises.
+
+    :returns: what work() returns; default when it failed.
+    """
+    try:
+        return work()
+    except Exception as exc:
+        LOG.warning('%(what)s failed: %(exc)s',
+                    {'what': _capital(what), 'exc': exc})
+        return default
+
+
 def run(list_rows: Callable[[], Iterable], handle: Callable[..., bool],
-        what: str) -> int:
+        what: str, name: Callable[..., object] = str) -> int:
     """handle(row) for each row list_rows() returns. A failure, to list
     or to handle a row, is logged (with what the round does) and the
     round goes on with the next row: it never raises.
 
+    :param name: how the log names a row (its id by default).
     :returns: how many rows handle() returned true for.
     """
     try:
@@ -65,7 +87,8 @@ def run(list_rows: Callable[[], Iterable], handle: Callable[..., bool],
             done += bool(handle(row))
         except Exception as exc:
             LOG.warning('%(what)s failed for %(row)s: %(exc)s',
-                        {'what': what.capitalize(), 'row': row, 'exc': exc})
+                        {'what': _capital(what), 'row': name(row),
+                         'exc': exc})
     return done
 
 

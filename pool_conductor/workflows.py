@@ -118,12 +118,10 @@ def check_workflows(context, host: str) -> None:
     """Time out waits past their deadline, claim nodes to drive and move
     them on, when a node waits at all (one read otherwise); never
     raises."""
-    try:
-        if not workflows_db.any_waiting(context):
-            return
-        time_out_waits(context)
-        take_nodes(context, host)
-        advance_nodes(context, host)
-    except Exception as exc:
-        LOG.warning('Checking workflows on %(host)s failed: %(exc)s',
-                    {'host': host, 'exc': exc})
+
+    def check() -> None:
+        if workflows_db.any_waiting(context):
+            time_out_waits(context)
+            take_nodes(context, host)
+            advance_nodes(context, host)
+    rounds.once(check, 'checking workflows on %s' % host, None)

@@ -18,8 +18,6 @@ never waits for ever.
 """
 import datetime
 
-from oslo_log import log
-
 from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
@@ -28,9 +26,8 @@ from pool_conductor import event_types
 from pool_conductor import events
 from pool_conductor import payloads
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
-
-LOG = log.getLogger(__name__)
 
 # Flagged allocations one conductor looks at per round.
 BATCH = 100
@@ -203,9 +200,5 @@ def check(context, host: str) -> int:
             if found:
                 events.record(conn, found, conductor=host)
             return len(found)
-    try:
-        return retry.on_deadlock(round_)
-    except Exception as exc:
-        LOG.warning('Healing scheduled allocations on %(host)s failed: '
-                    '%(exc)s', {'host': host, 'exc': exc})
-        return 0
+    return rounds.once(lambda: retry.on_deadlock(round_),
+                       'healing scheduled allocations on %s' % host)

@@ -22,7 +22,6 @@ fault and the reason are the window's), and the slot is deleted.
 import datetime
 
 from oslo_db import exception as db_exc
-from oslo_log import log
 from oslo_utils import uuidutils
 
 from pool_conductor.booking import windows
@@ -35,9 +34,9 @@ from pool_conductor import exception
 from pool_conductor import node_events
 from pool_conductor import payloads
 from pool_conductor import retry
+from pool_conductor import rounds
 from pool_conductor import states
 
-LOG = log.getLogger(__name__)
 
 FAULT = states.FAULT_SCHEDULED_MAINTENANCE
 # Windows one conductor begins or ends per round.
@@ -251,23 +250,15 @@ def check(context, host: str) -> int:
 
     :returns: how many windows moved on.
     """
-    try:
+    def due() -> list:
         with db_api.reader(context) as session:
-            due = slots_db.due_windows(session.connection(),
-                                       db_api.utcnow(), BATCH)
-    except Exception as exc:
-        LOG.warning('Reading maintenance windows on %(host)s failed: '
-                    '%(exc)s', {'host': host, 'exc': exc})
-        return 0
-    done = 0
-    for node_id, uuid in due:
-        try:
-            done += retry.on_deadlock(
-                lambda n=node_id, u=uuid: _step(context, n, u, host))
-        except Exception as exc:
-            LOG.warning('Maintenance window %(uuid)s on %(host)s: %(exc)s',
-                        {'uuid': uuid, 'host': host, 'exc': exc})
-    return done
+            return slots_db.due_windows(session.connection(),
+                                        db_api.utcnow(), BATCH)
+    return rounds.run(
+        due, lambda row: retry.on_deadlock(_step, context, row[0], row[1],
+                                           host),
+        'beginning and ending maintenance windows on %s' % host,
+        lambda row: 'maintenance window %s' % row[1])
 
 
 def _step(context, node_id: int, uuid: str, host: str) -> int:

@@ -533,12 +533,8 @@ def start_due(context, host: str, submit) -> int:
                     conductor=host)
                 started.append(row.id)
             return started
-    try:
-        ids = retry.on_deadlock(claim)
-    except Exception as exc:
-        LOG.warning('Starting scheduled allocations on %(host)s failed: '
-                    '%(exc)s', {'host': host, 'exc': exc})
-        return 0
+    ids = rounds.once(lambda: retry.on_deadlock(claim),
+                      'starting scheduled allocations on %s' % host, [])
     for alloc_id in ids:
         LOG.info('Starting scheduled allocation %s', alloc_id)
         submit(alloc_id)

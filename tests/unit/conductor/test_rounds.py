@@ -29,6 +29,27 @@ class RoundsTestCase(base.TestCase):
             raise RuntimeError('database gone')
         self.assertEqual(0, rounds.run(listing, lambda row: True, 'x'))
 
+    def test_a_failing_round_of_one_transaction_is_its_default(self):
+        def work():
+            raise RuntimeError('database gone')
+        self.assertEqual(0, rounds.once(work, 'x'))
+        self.assertEqual([], rounds.once(work, 'x', []))
+        self.assertEqual(3, rounds.once(lambda: 3, 'x'))
+
+    def test_a_failure_is_logged_with_the_round_and_the_row(self):
+        logged = []
+        self.patch(rounds.LOG, 'warning',
+                   lambda msg, args: logged.append(msg % args))
+
+        def handle(row):
+            raise RuntimeError('database gone')
+        rounds.run(lambda: [{'uuid': 'u1'}], handle, 'announcing ends',
+                   lambda row: 'allocation %s' % row['uuid'])
+        rounds.once(lambda: handle(None), 'healing on Host-A')
+        self.assertEqual(
+            ['Announcing ends failed for allocation u1: database gone',
+             'Healing on Host-A failed: database gone'], logged)
+
     def test_a_conductor_with_a_stale_heartbeat_serves_only_itself(self):
         self.config(heartbeat_timeout=60, group='conductor')
         for host in ('host-a', 'host-b'):
