@@ -1,4 +1,5 @@
 """A conductor: RPC server, allocation workers, workflows, heartbeat."""
+import dataclasses
 import threading
 import time
 
@@ -46,6 +47,40 @@ def _periodic(method, spacing: float):
             metrics.observe_round(method.__name__, started, ok)
     task.__name__ = method.__name__
     return periodics.periodic(spacing)(task), None, None
+
+
+@dataclasses.dataclass(frozen=True)
+class Periodic:
+    """A periodic task of a conductor: the method it calls, and the
+    option of its interval (read when the conductor starts); an interval
+    of 0 turns the task off."""
+
+    method: str
+    group: str
+    option: str
+    # The longest spacing of the task, whatever its interval.
+    most: float | None = None
+
+    def spacing(self, interval: float) -> float:
+        return interval if self.most is None else min(interval, self.most)
+
+
+PERIODICS = (
+    Periodic('heartbeat', 'conductor', 'heartbeat_interval'),
+    Periodic('check_allocations', 'conductor', 'check_allocations_interval'),
+    Periodic('check_workflows', 'conductor', 'check_workflows_interval'),
+    Periodic('check_lifespans', 'conductor', 'check_lifespans_interval'),
+    Periodic('check_autofill', 'conductor', 'check_autofill_interval'),
+    Periodic('check_provisioning', 'conductor',
+             'check_provisioning_interval'),
+    Periodic('check_claims', 'conductor', 'check_claims_interval'),
+    Periodic('check_windows', 'windows', 'check_interval'),
+    # Each manager runs when its own interval has passed.
+    Periodic('check_external', 'external_manager', 'sync_interval', most=10),
+    # self.sequencer gives the events their cursors.
+    Periodic('publish_events', 'events', 'publish_interval'),
+    Periodic('prune_events', 'events', 'cleanup_interval'),
+)
 
 
 class ConductorService:
@@ -103,35 +138,12 @@ class ConductorService:
                  {'host': self.host, 'num': resumed})
 
     def _start_periodics(self) -> None:
-        tasks = [_periodic(self.heartbeat,
-                           CONF.conductor.heartbeat_interval)]
-        interval = CONF.conductor.check_allocations_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_allocations, interval))
-        interval = CONF.conductor.check_workflows_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_workflows, interval))
-        interval = CONF.conductor.check_lifespans_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_lifespans, interval))
-        interval = CONF.conductor.check_autofill_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_autofill, interval))
-        interval = CONF.conductor.check_provisioning_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_provisioning, interval))
-        interval = CONF.conductor.check_claims_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_claims, interval))
-        interval = CONF.windows.check_interval
-        if interval > 0:
-            tasks.append(_periodic(self.check_reservations, interval))
-        interval = CONF.external_manager.sync_interval
-        if interval > 0:
-            # Each manager runs when its own interval has passed.
-            tasks.append(_periodic(self.check_external,
-                                   min(interval, 10)))
-        tasks += self._event_tasks()
+        tasks = []
+        for task in PERIODICS:
+            interval = getattr(getattr(CONF, task.group), task.option)
+            if interval > 0:
+                tasks.append(_periodic(getattr(self, task.method),
+                                       task.spacing(interval)))
         # A thread per task: a long round of one (many nodes to move on)
         # does not hold back the heartbeat.
         self._periodics = periodics.PeriodicWorker(
@@ -141,16 +153,6 @@ class ConductorService:
             target=self._periodics.start, name='pool-periodics',
             daemon=True)
         self._periodic_thread.start()
-
-    def _event_tasks(self) -> list:
-        """Publish events as notifications and delete those past
-        retention (self.sequencer gives them their cursors)."""
-        tasks = [_periodic(self.publish_events,
-                           CONF.events.publish_interval)]
-        if CONF.events.cleanup_interval > 0:
-            tasks.append(_periodic(self.prune_events,
-                                   CONF.events.cleanup_interval))
-        return tasks
 
     def stop(self) -> None:
         """Stop taking work, finish what is running, and go offline."""
@@ -258,7 +260,7 @@ class ConductorService:
         progress that nothing moved on; never raises."""
         provisioning.check(self.context, self.host)
 
-    def check_reservations(self) -> None:
+    def check_windows(self) -> None:
         """Periodic task: give the scheduled allocations that lost their
         node another one (or fail them at their start), start those whose
         slot has begun, begin and end maintenance windows, announce the

@@ -372,7 +372,7 @@ class HealingTestCase(Watched, base.APITestCase):
             service.ConductorService)
         conductor.context, conductor.host = self.context, 'test-host'
         conductor.worker = self.worker
-        conductor.check_reservations()
+        conductor.check_windows()
         self.assertFalse(self.allocation(alloc['uuid'])['missing_resources'])
 
     # Several windows, several nodes

@@ -345,7 +345,7 @@ class WindowPolicyTestCase(test_windows.WindowBase):
         self.set_end(a['uuid'], 30 * MINUTE)
         conductor = service.ConductorService('test-host')
         conductor.worker = self.worker
-        conductor.check_reservations()
+        conductor.check_windows()
         found = self.events_of(a['uuid'])
         self.assertIn('pool.allocation.idle_warning', found)
         self.assertIn('pool.allocation.before_end', found)

@@ -275,6 +275,46 @@ class ServiceTestCase(base.TestCase):
                           self.context)
 
 
+class PeriodicTableTestCase(base.TestCase):
+    """The periodic tasks a conductor starts: one per row of the table,
+    each every its option's interval, and none for an interval of 0."""
+
+    def started(self) -> dict[str, float]:
+        found = {}
+
+        class Worker:
+            def __init__(self, tasks, executor_factory):
+                pass
+
+            def start(self):
+                pass
+
+        self.patch(service, '_periodic', lambda method, spacing: found.
+                   setdefault(method.__name__, spacing))
+        self.patch(service.periodics, 'PeriodicWorker', Worker)
+        service.ConductorService('test-host')._start_periodics()
+        return found
+
+    def test_every_row_names_a_method_and_an_option(self):
+        for task in service.PERIODICS:
+            self.assertTrue(callable(getattr(service.ConductorService,
+                                             task.method)), task)
+            self.assertIsInstance(getattr(getattr(service.CONF, task.group),
+                                          task.option), (int, float), task)
+
+    def test_an_interval_of_zero_turns_a_task_off(self):
+        self.config(check_claims_interval=0.5, group='conductor')
+        self.config(check_interval=0, group='windows')
+        self.config(sync_interval=60, group='external_manager')
+        found = self.started()
+        self.assertEqual(0.5, found['check_claims'])
+        self.assertNotIn('check_windows', found)
+        # The reconciler looks every 10 s at most.
+        self.assertEqual(10, found['check_external'])
+        self.assertEqual({t.method for t in service.PERIODICS}
+                         - {'check_windows'}, set(found))
+
+
 class WindowStartTestCase(base.TestCase):
     """A running conductor starts a window when its slot begins; one that
     died after claiming the start is taken over by a peer."""
