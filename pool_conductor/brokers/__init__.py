@@ -1,11 +1,7 @@
 """Resource brokers: drivers that create and destroy machines for pools."""
-import functools
-
-from stevedore import driver
-
 from pool_conductor.brokers import base
 from pool_conductor import exception
-from pool_conductor import secrets
+from pool_conductor import plugins
 
 NAMESPACE = 'pool.brokers'
 # Fields of a machine a broker returns that become the node's.
@@ -13,17 +9,12 @@ MACHINE_FIELDS = ('name', 'driver', 'resource_class', 'properties',
                   'driver_info')
 
 
-@functools.lru_cache(maxsize=None)
 def get_driver(name: str) -> base.BrokerDriver:
     """The broker driver of that name, loaded once.
 
     :raises: BrokerDriverNotFound
     """
-    try:
-        return driver.DriverManager(NAMESPACE, name,
-                                    invoke_on_load=True).driver
-    except Exception as exc:
-        raise exception.BrokerDriverNotFound(name=name) from exc
+    return plugins.load(NAMESPACE, name, exception.BrokerDriverNotFound)
 
 
 def check_broker(values: dict) -> None:
@@ -32,12 +23,7 @@ def check_broker(values: dict) -> None:
     :raises: BrokerDriverNotFound, InvalidParameterValue, its message
         masked (it may quote a secret parameter)
     """
-    parameters = values.get('parameters') or {}
-    try:
-        get_driver(values['driver']).validate(parameters)
-    except exception.InvalidParameterValue as exc:
-        raise exception.InvalidParameterValue(err=secrets.mask(
-            exc.message, known=secrets.secret_values(parameters))) from None
+    plugins.validate(get_driver(values['driver']), values.get('parameters'))
 
 
 def check_machine(broker: str, machine) -> dict:

@@ -9,6 +9,8 @@ import testtools
 from pool_conductor import brokers
 from pool_conductor.conf import CONF
 from pool_conductor import exception
+from pool_conductor import external_managers
+from pool_conductor import plugins
 
 SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
                       'brokers', 'machines.py')
@@ -25,6 +27,25 @@ class TestLoading(testtools.TestCase):
     def test_unknown_driver(self):
         self.assertRaisesRegex(exception.BrokerDriverNotFound, 'nope',
                                brokers.get_driver, 'nope')
+        self.assertRaisesRegex(exception.ExternalDriverNotFound, 'nope',
+                               external_managers.get_driver, 'nope')
+
+    def test_a_driver_is_loaded_once(self):
+        self.assertIs(brokers.get_driver('fake'), brokers.get_driver('fake'))
+        self.assertIs(external_managers.get_driver('fake'),
+                      external_managers.get_driver('fake'))
+        self.assertIsNot(brokers.get_driver('fake'),
+                         external_managers.get_driver('fake'))
+
+    def test_a_refusal_of_parameters_is_masked(self):
+        class Plugin:
+            def validate(self, parameters):
+                raise exception.InvalidParameterValue(
+                    err='bad password %s' % parameters['password'])
+        error = self.assertRaises(
+            exception.InvalidParameterValue, plugins.validate, Plugin(),
+            {'password': 'hunter2'})
+        self.assertNotIn('hunter2', str(error))
 
 
 class TestFakeBroker(testtools.TestCase):
