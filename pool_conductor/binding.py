@@ -490,7 +490,7 @@ def abandon_creation(context, node_id: int, host: str,
     :returns: whether host still held it.
     """
     with db_api.writer_connection(context) as conn:
-        node = machines_db.lock_node(conn, node_id, host)
+        node = machines_db.held_by(conn, node_id, host)
         if node is None or node.pool_status != states.POOL_CREATING:
             return False
         _delete(conn, node, also or [], host)
@@ -506,7 +506,7 @@ def delete_destroyed(context, node_id: int, host: str,
     :returns: whether host still held it.
     """
     with db_api.writer_connection(context) as conn:
-        node = machines_db.lock_node(conn, node_id, host)
+        node = machines_db.held_by(conn, node_id, host)
         if node is None or node.instance_uuid or node.allocation_id:
             return False
         _delete(conn, node, also or [], host)

@@ -21,6 +21,7 @@ from pool_conductor.booking import healing
 from pool_conductor import conductors
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
 from pool_conductor.db import external as external_db
 from pool_conductor.db import models
 from pool_conductor.db import pools as pools_db
@@ -243,7 +244,7 @@ def release_idle(context, node_id: int, host: str | None = None,
 def _release(context, node_id: int, host: str | None,
              token: str | None) -> bool:
     with db_api.writer_connection(context) as conn:
-        node = external_db.lock_node(conn, node_id)
+        node = binding_db.lock_node(conn, node_id, external_db.NODE_COLUMNS)
         if node is None or node.external_manager is None:
             return False
         stale = token is not None and token != node.external_claim
@@ -538,7 +539,8 @@ class Reconciler:
         if not decision.values:
             return False
         with db_api.writer_connection(context) as conn:
-            current = external_db.lock_node(conn, node.id)
+            current = binding_db.lock_node(conn, node.id,
+                                           external_db.NODE_COLUMNS)
             if current is None or current.generation != node.generation:
                 return False
             extra = []

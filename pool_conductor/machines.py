@@ -136,7 +136,7 @@ def _finish(context, node_id: int, machine: dict, host: str,
             params: dict | None) -> bool:
     try:
         with db_api.writer_connection(context) as conn:
-            node = machines_db.lock_node(conn, node_id, host)
+            node = machines_db.held_by(conn, node_id, host)
             if node is None:
                 return False
             binding.finish_creation(

@@ -26,6 +26,7 @@ from oslo_utils import uuidutils
 
 from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
 from pool_conductor import event_types
@@ -147,7 +148,7 @@ def _lock(conn, node_id: int):
 
     :raises: NodeNotFound
     """
-    if slots_db.lock_node(conn, node_id, skip_locked=False) is None:
+    if binding_db.lock_node(conn, node_id, skip_locked=False) is None:
         raise exception.NodeNotFound(node=node_id)
     return slots_db.holder(conn, node_id)
 
@@ -265,7 +266,7 @@ def _step(context, node_id: int, uuid: str, host: str) -> int:
     """Begin or end one window; 0 when another conductor holds it or
     nothing changed."""
     with db_api.writer_connection(context) as conn:
-        if slots_db.lock_node(conn, node_id) is None:
+        if binding_db.lock_node(conn, node_id) is None:
             return 0
         window = slots_db.window(conn, node_id, uuid, lock=True,
                                  skip_locked=True)

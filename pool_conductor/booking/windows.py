@@ -47,6 +47,7 @@ from pool_conductor.booking import window_policy
 from pool_conductor.conf import CONF
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
+from pool_conductor.db import binding as binding_db
 from pool_conductor.db import free_nodes
 from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
@@ -408,7 +409,7 @@ def take_free(conn, pool: str, request, win: Window,
     for candidate in order(free, rng)[:want + _TRIES - 1]:
         if len(taken) == want:
             break
-        node = slots_db.lock_node(conn, candidate.id)
+        node = binding_db.lock_node(conn, candidate.id)
         if node is None:
             skipped = True
             continue
@@ -486,7 +487,7 @@ def check_end(conn, alloc, new_end: datetime.datetime | None) -> None:
         slot.node_id if slot is not None else None)
     if node_id is None:
         return
-    slots_db.lock_node(conn, node_id, skip_locked=False)
+    binding_db.lock_node(conn, node_id, skip_locked=False)
     pool = slots_db.margins(conn, alloc.pool or models.DEFAULT_POOL)
     post = margins(post=pool.reservation_post_margin if pool else None).post
     since = slot.busy_from if slot is not None else db_api.utcnow()

@@ -97,6 +97,18 @@ def lock_nodes(conn, ids: Iterable[int]) -> list[sa.Row]:
     return conn.execute(_LOCK_NODES, {'ids': list(ids)}).all()
 
 
+def lock_node(conn, node_id: int, columns: tuple = NODE_COLUMNS,
+              skip_locked: bool = True) -> sa.Row | None:
+    """One node (its columns, as the binding reads it by default),
+    locked until the transaction ends; None when another transaction
+    holds its lock (where the backend can skip locked rows and
+    skip_locked asks to) or it is gone."""
+    q = sa.select(*columns).where(_NODES.c.id == node_id)
+    return conn.execute(q.with_for_update(
+        skip_locked=skip_locked and api.backend_supports_skip_locked(conn))
+    ).first()
+
+
 def past_deadline(conn, now, limit: int,
                   uuids: list[str] | None = None) -> list[int]:
     """The ids of allocated nodes (of uuids, if given) waiting for a

@@ -58,19 +58,6 @@ def list_nodes(context, manager: str, after: int, limit: int
         ).order_by(_NODES.c.id).limit(limit)).all()
 
 
-def lock_node(conn, node_id: int, skip_locked: bool = True
-              ) -> sa.Row | None:
-    """A node as the reconciler reads it, locked until the transaction
-    ends; None when another transaction holds it (where the backend can
-    skip locked rows) or it is gone."""
-    q = sa.select(*NODE_COLUMNS).where(_NODES.c.id == node_id)
-    if skip_locked and api.backend_supports_skip_locked(conn):
-        q = q.with_for_update(skip_locked=True)
-    else:
-        q = q.with_for_update()
-    return conn.execute(q).first()
-
-
 def read_node(context, node_id: int) -> sa.Row | None:
     with api.reader(context) as session:
         return session.execute(sa.select(*NODE_COLUMNS).where(

@@ -29,9 +29,10 @@ def creating_nodes(context, pool: str, ids: list[int]) -> list[sa.Row]:
         ).order_by(node.id), {'ids': list(ids)}).all()
 
 
-def lock_node(conn, node_id: int, host: str) -> sa.Row | None:
-    """A node host holds locked, locked in the transaction too (with the
-    columns the binding reads); None when host no longer holds it."""
+def held_by(conn, node_id: int, host: str) -> sa.Row | None:
+    """A node that host holds (its reservation), locked in the
+    transaction too (with the columns the binding reads); None when host
+    no longer holds it."""
     return conn.execute(sa.select(*binding_db.NODE_COLUMNS,
                                   _NODES.c.broker,
                                   _NODES.c.broker_ref).where(

@@ -126,19 +126,6 @@ def refresh_booked(conn, node_ids) -> None:
             booked_from=_EARLIEST))
 
 
-def lock_node(conn, node_id: int, skip_locked: bool = True
-              ) -> sa.Row | None:
-    """A node (as the binding reads it, with booked_from), locked; None
-    when another transaction holds its lock (where the backend can
-    skip it) or it is gone."""
-    q = sa.select(*binding_db.NODE_COLUMNS).where(_NODES.c.id == node_id)
-    if skip_locked and api.backend_supports_skip_locked(conn):
-        q = q.with_for_update(skip_locked=True)
-    else:
-        q = q.with_for_update()
-    return conn.execute(q).first()
-
-
 def bound_end(conn, alloc_id: int) -> sa.Row | None:
     """The end (lifespan_end), state and claim of the allocation that
     holds a node."""

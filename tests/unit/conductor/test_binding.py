@@ -2,6 +2,8 @@
 consistent, and no other module writes what it owns."""
 import uuid
 
+from sqlalchemy.dialects import postgresql
+
 from pool_conductor import binding
 from pool_conductor.db import allocations as allocations_db
 from pool_conductor.db import api as db_api
@@ -127,3 +129,39 @@ class OneWriterTestCase(base.TestCase):
         for column in sorted(binding_db.BINDING_COLUMNS):
             self.assertRaises(ValueError, nodes_db.update_node,
                               self.context, node, {column: None})
+
+
+class NodeLockTestCase(base.TestCase):
+    """The one lock of one node: FOR UPDATE, SKIP LOCKED where the
+    backend has it and the caller asks (SQLite drops both, so the
+    statement is read as PostgreSQL gets it)."""
+
+    def statement(self, backend: bool = True, **kwargs) -> str:
+        seen = []
+
+        class Conn:
+            def execute(self, q):
+                seen.append(str(q.compile(dialect=postgresql.dialect())))
+                return self
+
+            def first(self):
+                return None
+
+        self.patch(db_api, 'backend_supports_skip_locked',
+                   lambda conn: backend)
+        binding_db.lock_node(Conn(), 7, **kwargs)
+        return seen[0]
+
+    def test_skip_locked_where_the_backend_has_it(self):
+        self.assertTrue(self.statement().endswith('FOR UPDATE SKIP LOCKED'))
+        self.assertTrue(self.statement(False).endswith('FOR UPDATE'))
+
+    def test_waiting_for_the_lock_when_asked(self):
+        self.assertTrue(self.statement(skip_locked=False).endswith(
+            'FOR UPDATE'))
+
+    def test_the_row_of_the_node_locked(self):
+        node = self.create_node(name='n1')
+        with db_api.writer_connection(self.context) as conn:
+            self.assertEqual('n1', binding_db.lock_node(conn, node.id).name)
+            self.assertIsNone(binding_db.lock_node(conn, node.id + 100))
