@@ -334,10 +334,9 @@ def _write(conn, nodes: list, changes: dict[int, dict],
             generations={n.id: n.generation for n in nodes}) != len(nodes):
         raise exception.ConcurrentUpdate(what='Node %s' % ', '.join(
             n.uuid for n in nodes))
-    node_events.record(conn, nodes, changes, conductor=conductor, also=also)
     # A node the change loses (out of its pool, failed cleaning) gives
     # up the windows it holds.
-    healing.on_change(conn, nodes, changes, conductor)
+    healing.node_changed(conn, nodes, changes, host=conductor, also=also)
 
 
 def _delete(conn, node, events_of: list, host: str | None = None) -> None:
@@ -399,7 +398,8 @@ def set_instance(context, node, instance_uuid: str, values: dict) -> None:
         changes = grant_values(conn, [Grant(current, instance_uuid)])
         changes[current.id].update(values)
         binding_db.update_nodes(conn, changes)
-        node_events.record(conn, [current], changes)
+        # The PATCH may put the node into maintenance with it.
+        healing.node_changed(conn, [current], changes)
     _node_transaction(context, node, work)
 
 
@@ -582,7 +582,8 @@ def report(context, node, values: dict) -> None:
         if changes.get('stage', current.stage) != current.stage:
             changes['stage_updated_at'] = db_api.utcnow()
         binding_db.update_nodes(conn, {current.id: changes})
-        node_events.record(conn, [current], {current.id: changes})
+        # The PATCH may put the node into maintenance with its report.
+        healing.node_changed(conn, [current], {current.id: changes})
     _node_transaction(context, node, work, values)
 
 
@@ -599,6 +600,10 @@ def report_driven(context, node, host: str, values: dict) -> bool:
         changes = {**values, **_progress(conn, node, values)}
         if not binding_db.move_node(conn, node, host, changes):
             return False
+        # No healing: a provisioner changes only the stage, runnable and
+        # last_error, and the pool status they move, which lose no
+        # booked node (a Leaving node gave up its windows when move()
+        # sent it out of its pool).
         node_events.record(conn, [node], {node.id: changes},
                            conductor=host)
         return True

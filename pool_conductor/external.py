@@ -30,7 +30,6 @@ from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external_managers
 from pool_conductor.external_managers import base
-from pool_conductor import node_events
 from pool_conductor import payloads
 from pool_conductor import rounds
 from pool_conductor import states
@@ -146,11 +145,9 @@ def _write(conn, node, values: dict, extra: list, host: str | None
     the events of the change and the caller's."""
     if not external_db.update_node(conn, node.id, node.generation, values):
         return False
-    node_events.record(conn, [node], {node.id: values}, conductor=host,
-                       also=extra)
     # A node held for its manager gives up the windows it holds.
-    healing.on_change(conn, [node], {node.id: values}, host,
-                      booked_known=False)
+    healing.node_changed(conn, [node], {node.id: values}, host=host,
+                         also=extra, booked_known=False)
     return True
 
 

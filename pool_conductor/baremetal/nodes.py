@@ -42,10 +42,10 @@ def update(context, node, values: dict, traits=None, message=None,
         changes['traits'] = traits
 
     def record(session):
-        events.record(session, node_events.changed(node, changes, message))
         # Put into maintenance, the node gives up the windows it holds.
-        healing.on_change(session.connection(), [node], {node.id: values},
-                          booked_known=False)
+        healing.node_changed(session.connection(), [node],
+                             {node.id: changes}, message=message,
+                             booked_known=False)
     return nodes_db.update_node(context, node, values, traits=traits,
                                 then=record)
 

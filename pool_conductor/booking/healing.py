@@ -3,11 +3,14 @@
 A scheduled allocation holds a slot of one node until its window begins.
 When that node is lost (deleted, sent out of its pool, its cleaning
 failed, put into maintenance, or taken by another user of its external
-manager) the code that loses it calls heal() in its own transaction:
-each slot of a scheduled allocation on it moves to another node of the
+manager) the change heals it in its own transaction: the writers of a
+node's fields (the binding writer, the node API, the reconciler of
+external managers) record their change through node_changed(), which
+heal()s the nodes it loses; a deletion calls heal() itself. Each slot
+of a scheduled allocation on a lost node moves to another node of the
 allocation's pool that matches its request and is free for the window
-(the rules of booking, pool_conductor.booking.windows), locked with SKIP LOCKED
-(pool.allocation.healed). Where none is free, the allocation stays
+(the rules of booking, pool_conductor.booking.windows), locked with SKIP
+LOCKED (pool.allocation.healed). Where none is free, the allocation stays
 scheduled without a node and without a slot, flagged missing_resources
 with its last_error saying why (pool.allocation.missing_resources).
 
@@ -24,6 +27,7 @@ from pool_conductor.db import models
 from pool_conductor.db import slots as slots_db
 from pool_conductor import event_types
 from pool_conductor import events
+from pool_conductor import node_events
 from pool_conductor import payloads
 from pool_conductor import retry
 from pool_conductor import rounds
@@ -53,16 +57,23 @@ def lost_by(node, values: dict) -> str | None:
     return None
 
 
-def on_change(conn, nodes: list, changes: dict, host: str | None = None,
-              booked_known: bool = True) -> int:
-    """heal() the nodes a change loses (lost_by()), in the transaction of
-    the change.
+def node_changed(conn, nodes: list, changes: dict, *,
+                 message: str | None = None, host: str | None = None,
+                 also: list | None = None, booked_known: bool = True) -> int:
+    """What follows a write of nodes, in the transaction of the change:
+    its events (pool_conductor.node_events) with the caller's, and
+    heal() of the nodes it loses (lost_by()).
 
     :param changes: node id -> the fields the change writes.
+    :param message: the message of the change's events.
+    :param host: the conductor making the change, if one is.
+    :param also: the caller's events of the same change.
     :param booked_known: the nodes were read under their lock, so a node
         whose booked_from is None holds no slot (and costs no statement).
     :returns: how many scheduled allocations lost their node.
     """
+    node_events.record(conn, nodes, changes, message, conductor=host,
+                       also=also)
     done = 0
     for node in nodes:
         if booked_known and getattr(node, 'booked_from', True) is None:

@@ -153,6 +153,25 @@ class HealingTestCase(Watched, base.APITestCase):
         self.assertEqual(200, resp.status_code, resp.get_data())
         return 'put into maintenance'
 
+    def lose_reported_maintenance(self, node):
+        """A stage report and maintenance in one PATCH (the binding
+        writer's report)."""
+        resp = self.patch_json('/v1/nodes/%s' % node['uuid'], [
+            {'op': 'replace', 'path': '/stage', 'value': 'x'},
+            {'op': 'replace', 'path': '/maintenance', 'value': True}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return 'put into maintenance'
+
+    def lose_instance_maintenance(self, node):
+        """An instance and maintenance in one PATCH (the binding
+        writer's set_instance)."""
+        resp = self.patch_json('/v1/nodes/%s' % node['uuid'], [
+            {'op': 'replace', 'path': '/instance_uuid',
+             'value': '7a3d2f1e-0c4b-4f6a-9e8d-1b2c3d4e5f60'},
+            {'op': 'replace', 'path': '/maintenance', 'value': True}])
+        self.assertEqual(200, resp.status_code, resp.get_data())
+        return 'put into maintenance'
+
     def lose_clean_failed(self, node):
         """The node's previous allocation ends, and the cleaning after it
         fails."""
@@ -275,6 +294,12 @@ class HealingTestCase(Watched, base.APITestCase):
 
     def test_node_patched_into_maintenance_flags_the_window(self):
         self.flagged('patched_maintenance')
+
+    def test_node_reported_into_maintenance_is_replaced(self):
+        self.replaced('reported_maintenance')
+
+    def test_node_given_an_instance_into_maintenance_is_replaced(self):
+        self.replaced('instance_maintenance')
 
     def test_node_whose_cleaning_failed_is_replaced(self):
         self.replaced('clean_failed')
