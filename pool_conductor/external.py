@@ -8,12 +8,12 @@ under the node's row lock) and pool releases it once the node is idle
 again: after cleaning, or at once when it was never deployed
 (release_idle()). Each round of a conductor's reconciler observes every
 node of the managers it has affinity for with one batched call per
-manager, and decide() says what each observation changes; faults, never
-the maintenance reason, tell the reconciler's holds from an operator's
-maintenance, which it never touches.
+manager, and pool_conductor.external_observations.decide() says what
+each observation changes; faults, never the maintenance reason, tell the
+reconciler's holds from an operator's maintenance, which it never
+touches.
 """
 import dataclasses
-import datetime
 
 from oslo_log import log
 
@@ -30,6 +30,7 @@ from pool_conductor import events
 from pool_conductor import exception
 from pool_conductor import external_managers
 from pool_conductor.external_managers import base
+from pool_conductor import external_observations
 from pool_conductor import payloads
 from pool_conductor import rounds
 from pool_conductor import states
@@ -38,8 +39,6 @@ LOG = log.getLogger(__name__)
 
 # The provision states a node may be given a manager or a reference in.
 EDITABLE_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE)
-# Nodes whose hardware is pool's to clean or deploy right now.
-BUSY_STATES = states.IN_PROGRESS
 
 
 def manager_of(conn, name: str):
@@ -124,21 +123,6 @@ def _driver_call(manager, call, *args):
 
 # The allocation path --------------------------------------------------------
 
-def hold_values(node, fault: str, state: str, reason: str, now) -> dict:
-    """What holding a node for its manager changes: maintenance with the
-    fault, out of the available nodes (manageable) unless a consumer
-    has it."""
-    values = {'maintenance': True, 'fault': fault,
-              'maintenance_reason': reason, 'external_state': state,
-              'external_state_since': now, 'external_free_streak': 0}
-    if not node.instance_uuid and node.provision_state in (
-            (states.AVAILABLE,) + BUSY_STATES):
-        values.update(provision_state=states.MANAGEABLE,
-                      target_provision_state=None,
-                      provision_updated_at=now)
-    return values
-
-
 def _write(conn, node, values: dict, extra: list, host: str | None
            ) -> bool:
     """Write a node's values (compare-and-swap on its generation) with
@@ -154,8 +138,9 @@ def _write(conn, node, values: dict, extra: list, host: str | None
 def hold_taken(conn, node, host: str | None, reason: str) -> bool:
     """Hold a node the other user took (fault external hold)."""
     now = db_api.utcnow()
-    values = hold_values(node, states.FAULT_EXTERNAL_HOLD,
-                         states.EXTERNAL_THEIRS, reason, now)
+    values = external_observations.hold_values(
+        node, states.FAULT_EXTERNAL_HOLD, states.EXTERNAL_THEIRS, reason,
+        now)
     return _write(conn, node, values, [_event(
         node, 'taken', 'warning', reason, node.external_state,
         states.EXTERNAL_THEIRS, values)], host)
@@ -219,7 +204,7 @@ def acquired_event(node, values: dict) -> events.Event:
 def _idle(node) -> bool:
     return (node.external_claim is not None and node.allocation_id is None
             and node.instance_uuid is None
-            and node.provision_state not in BUSY_STATES
+            and node.provision_state not in external_observations.BUSY_STATES
             and node.provision_state != states.ACTIVE)
 
 
@@ -232,10 +217,9 @@ def release_idle(context, node_id: int, host: str | None = None,
 
     :returns: whether a claim was released.
     """
-    return rounds.once(
-        lambda: _release(context, node_id, host, token),
-        'releasing the external claim of node %s (the reconciler tries '
-        'again)' % node_id, False)
+    return rounds.once(lambda: _release(context, node_id, host, token),
+                       'releasing the external claim of node %s (the '
+                       'reconciler tries again)' % node_id, False)
 
 
 def _release(context, node_id: int, host: str | None,
@@ -274,141 +258,6 @@ def _release(context, node_id: int, host: str | None,
 
 
 # The reconciler -------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Decision:
-    """What an observation changes of a node: its values, the events'
-    action, level and message; release: a stale claim of pool's to
-    release; provide: the node goes through cleaning to available."""
-
-    values: dict
-    action: str | None = None
-    level: str = 'info'
-    message: str | None = None
-    release: str | None = None
-    provide: bool = False
-
-
-def observed_state(node, seen: base.Observation) -> str:
-    """A node's external state from an observation."""
-    if seen.owner == base.NONE:
-        return states.EXTERNAL_FREE
-    if seen.owner == base.POOL:
-        return (states.EXTERNAL_OURS if seen.token == node.external_claim
-                else states.EXTERNAL_FREE)
-    if seen.owner == base.OTHER:
-        return states.EXTERNAL_THEIRS
-    return states.EXTERNAL_GONE
-
-
-def _operator_maintenance(node) -> bool:
-    return bool(node.maintenance) and (
-        node.fault not in states.EXTERNAL_FAULTS)
-
-
-def decide(node, seen: base.Observation, now: datetime.datetime,
-           free_confirmations: int, gone_grace: int) -> Decision | None:
-    """What an observation of a node's hardware changes; None: nothing.
-    Pure: the reconciler writes what it says."""
-    state = observed_state(node, seen)
-    reason = 'taken by another user of external manager %s' % (
-        node.external_manager)
-    stale = (seen.token if seen.owner == base.POOL
-             and seen.token != node.external_claim else None)
-    if _operator_maintenance(node):
-        # The operator's maintenance: only the observed state is kept.
-        if state != node.external_state:
-            return Decision({'external_state': state,
-                             'external_state_since': now}, release=stale)
-        return Decision({}, release=stale) if stale else None
-    since = (node.external_state_since
-             if state == node.external_state else now)
-    base_values = {'external_state': state, 'external_state_since': since}
-    held = node.fault in (states.FAULT_EXTERNAL_HOLD,
-                          states.FAULT_EXTERNAL_GONE)
-    in_use = node.instance_uuid is not None or (
-        node.provision_state == states.ACTIVE)
-    if state == states.EXTERNAL_GONE:
-        if node.fault == states.FAULT_EXTERNAL_GONE or (
-                (now - since).total_seconds() < gone_grace):
-            return (Decision(base_values) if state != node.external_state
-                    else None)
-        values = hold_values(node, states.FAULT_EXTERNAL_GONE, state,
-                             'gone from external manager %s'
-                             % node.external_manager, now)
-        if in_use:
-            values = {k: v for k, v in values.items()
-                      if k not in ('provision_state',
-                                   'target_provision_state')}
-        values['external_state_since'] = since
-        return Decision(values, 'gone', 'error', values['maintenance_reason'])
-    if state == states.EXTERNAL_THEIRS:
-        if held:
-            changed = {k: v for k, v in {
-                **base_values, 'external_free_streak': 0,
-                'fault': states.FAULT_EXTERNAL_HOLD}.items()
-                if getattr(node, k) != v}
-            return Decision(changed) if changed else None
-        if in_use and node.provision_state not in BUSY_STATES:
-            if node.fault == states.FAULT_EXTERNAL_CONFLICT:
-                return None
-            reason = ('taken by another user of external manager %s while '
-                      'pool\'s allocation uses it' % node.external_manager)
-            return Decision({**base_values, 'maintenance': True,
-                             'fault': states.FAULT_EXTERNAL_CONFLICT,
-                             'maintenance_reason': reason},
-                            'conflict', 'error', reason)
-        if node.provision_state in (states.AVAILABLE,) + BUSY_STATES:
-            values = hold_values(node, states.FAULT_EXTERNAL_HOLD, state,
-                                 reason, now)
-            return Decision(values, 'taken', 'warning', reason)
-        return (Decision(base_values) if state != node.external_state
-                else None)
-    # Free, or pool's claim.
-    if held and state == states.EXTERNAL_FREE:
-        streak = (node.external_free_streak or 0) + 1
-        if streak < free_confirmations:
-            return Decision({**base_values, 'external_free_streak': streak},
-                            release=stale)
-        # Provided through cleaning, which cannot be skipped: the other
-        # user's data is erased before pool gives the node to anyone.
-        values = {**base_values, 'external_free_streak': 0,
-                  'maintenance': False, 'fault': None,
-                  'maintenance_reason': None}
-        if node.provision_state == states.MANAGEABLE:
-            values.update(provision_state=states.CLEANING,
-                          target_provision_state=states.AVAILABLE,
-                          provision_updated_at=now)
-        return Decision(values, 'freed', 'info',
-                        'Freed by external manager %s after %d '
-                        'observations; cleaning' % (node.external_manager,
-                                                    streak),
-                        release=stale, provide=True)
-    if node.fault == states.FAULT_EXTERNAL_CONFLICT and (
-            state == states.EXTERNAL_OURS):
-        values = {**base_values, 'maintenance': False, 'fault': None,
-                  'maintenance_reason': None}
-        return Decision(values, 'conflict_resolved', 'info',
-                        'External manager %s gives the node back to pool'
-                        % node.external_manager)
-    if (state == states.EXTERNAL_FREE and node.external_claim
-            and in_use and node.fault != states.FAULT_EXTERNAL_CONFLICT):
-        reason = ('pool\'s claim at external manager %s is gone while '
-                  'pool\'s allocation uses the node' % node.external_manager)
-        return Decision({**base_values, 'maintenance': True,
-                         'fault': states.FAULT_EXTERNAL_CONFLICT,
-                         'maintenance_reason': reason},
-                        'claim_lost', 'error', reason)
-    if state == states.EXTERNAL_FREE and node.external_claim and not in_use \
-            and node.provision_state not in BUSY_STATES:
-        # The claim is gone there already: forget it.
-        base_values['external_claim'] = None
-    changed = {k: v for k, v in base_values.items()
-               if getattr(node, k) != v}
-    if changed or stale:
-        return Decision(changed, release=stale)
-    return None
-
 
 @dataclasses.dataclass
 class Round:
@@ -512,7 +361,8 @@ class Reconciler:
                 observation = seen.get(node.external_ref)
                 if observation is None:
                     continue
-                decision = decide(node, observation, now,
+                decision = external_observations.decide(
+                    node, observation, now,
                                   CONF.external_manager.free_confirmations,
                                   CONF.external_manager.gone_grace)
                 if decision is None:
@@ -530,7 +380,8 @@ class Reconciler:
         self._finish(context, manager, failed, done)
         return done
 
-    def _apply(self, context, node, decision: Decision) -> bool:
+    def _apply(self, context, node,
+               decision: external_observations.Decision) -> bool:
         """Write a decision on a node unless the node changed since it
         was read or another transaction holds it."""
         if not decision.values:

@@ -10,7 +10,7 @@ from pool_api import policy
 from pool_api import render
 from pool_api.schemas import common
 from pool_api import validation
-from pool_conductor.booking import windows
+from pool_conductor.booking import availability
 from pool_conductor.conf import CONF
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
@@ -63,7 +63,7 @@ def get_availability():
             err='before must be later than after, and at most %d days '
                 'later.' % LONGEST_HORIZON.days)
     policy.check_readable('Pool', [args['pool']])
-    answer = windows.availability(
+    answer = availability.availability(
         flask.g.context, args['pool'] or models.DEFAULT_POOL,
         args['resource_class'], traits, project or args['owner'], length,
         count, after, before, CONF.api.max_allocation_candidates)

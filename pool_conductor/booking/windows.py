@@ -32,6 +32,8 @@ releases it as any other.
 
 A node lost before a window begins is replaced, or the allocation is
 flagged missing_resources without a node (pool_conductor.booking.healing).
+When a request could start, read with the same rules, is
+pool_conductor.booking.availability's.
 """
 import dataclasses
 import datetime
@@ -140,7 +142,7 @@ def check_window(start: datetime.datetime, end: datetime.datetime,
 
 # Booking ---------------------------------------------------------------
 
-def _holder(node, post: datetime.timedelta) -> tuple[str, datetime.datetime]:
+def holder(node, post: datetime.timedelta) -> tuple[str, datetime.datetime]:
     """What holds a node now (as slots_db.matching() reads it), and
     until when; ('', None) for a free node."""
     if node.free:
@@ -170,7 +172,7 @@ def not_free(node, slots: list, win: Window,
              post: datetime.timedelta) -> str | None:
     """Why a node (as slots_db.matching() reads it) is not free for a
     window, HELD or OVERLAPPING; None when it is free."""
-    _, until = _holder(node, post)
+    _, until = holder(node, post)
     if until is not None and until > win.busy_from:
         return HELD
     if any(s.busy_from < win.busy_until and s.busy_until > win.busy_from
@@ -215,7 +217,7 @@ def latest_end(node, slots: list, win: Window,
                pool_margins: Margins) -> datetime.datetime | None:
     """The latest end a window that starts at win.start can have on a
     node (None when the node is not free at busy_from)."""
-    _, until = _holder(node, pool_margins.post)
+    _, until = holder(node, pool_margins.post)
     if until is not None and until > win.busy_from:
         return None
     later = [s.busy_from for s in slots if s.busy_until > win.busy_from]
@@ -233,7 +235,7 @@ def _conflict(nodes: list, slots: dict, win: Window, pool_margins: Margins,
     start for as many nodes as needed."""
     found = []
     for node in nodes:
-        what, until = _holder(node, pool_margins.post)
+        what, until = holder(node, pool_margins.post)
         if until is not None and until > win.busy_from:
             found.append('node %s is held by %s until %s'
                          % (node.uuid, what, iso(until)))
@@ -557,91 +559,3 @@ def started(alloc, node, host: str) -> events.Event:
         state=states.ALLOCATION_ACTIVE, owner=alloc.owner,
         message='The window of the allocation started on node %s.'
                 % node.uuid)
-
-
-# Availability --------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Availability:
-    """When a request for count nodes for a duration could start at the
-    earliest (None: not before the horizon), and the free periods of each
-    matching node within [after, before)."""
-
-    earliest_start: datetime.datetime | None
-    nodes: list[tuple[object, list[tuple]]]
-    after: datetime.datetime
-    before: datetime.datetime
-
-
-def free_periods(node, slots: list, after: datetime.datetime,
-                 post: datetime.timedelta) -> list[tuple]:
-    """The periods from after on in which nothing holds a node: not what
-    holds it now (until its end plus the post margin, or forever), nor
-    its slots; the last one ends at FOREVER."""
-    _, until = _holder(node, post)
-    busy = sorted([(s.busy_from, s.busy_until) for s in slots]
-                  + ([(after, until)] if until is not None else []))
-    free, cursor = [], after
-    for begin, end in busy:
-        if begin > cursor:
-            free.append((cursor, begin))
-        cursor = max(cursor, end)
-    if cursor < FOREVER:
-        free.append((cursor, FOREVER))
-    return free
-
-
-def earliest_start(periods: list[list[tuple]], length: datetime.timedelta,
-                   count: int, after: datetime.datetime,
-                   pool_margins: Margins) -> datetime.datetime | None:
-    """The earliest start from after on at which count of the nodes (their
-    free periods) are each free for a window of length with the margins.
-
-    A node's possible starts are a union of intervals whose lower ends
-    are after or the start of one of its periods plus the pre margin, so
-    the earliest start for several nodes is one of those too.
-    """
-    pre, post = pool_margins.pre, pool_margins.post
-    starts = sorted({after} | {f + pre for node in periods for f, _ in node
-                               if f + pre >= after})
-    for start in starts:
-        want_from, want_until = start - pre, start + length + post
-        if want_until >= FOREVER:
-            return None
-        fit = sum(1 for node in periods
-                  if any(f <= want_from and u >= want_until
-                         for f, u in node))
-        if fit >= count:
-            return start
-    return None
-
-
-def availability(context, pool: str, resource_class: str | None, traits,
-                 owner: str | None, length: datetime.timedelta, count: int,
-                 after: datetime.datetime, before: datetime.datetime,
-                 limit: int) -> Availability:
-    """The earliest start of a request and the free periods of the first
-    limit matching nodes (all are counted for the earliest start).
-
-    :raises: ObjectNotFound for a pool
-    """
-    with db_api.reader(context) as session:
-        conn = session.connection()
-        found = slots_db.margins(conn, pool)
-        if found is None:
-            raise exception.ObjectNotFound(kind='Pool', name=pool)
-        pool_margins = margins(found.reservation_pre_margin,
-                               found.reservation_post_margin)
-        nodes = slots_db.matching(conn, pool, resource_class, traits, owner,
-                                  ())
-        slots: dict[int, list] = {}
-        for s in slots_db.of_nodes(conn, [n.id for n in nodes], after):
-            slots.setdefault(s.node_id, []).append(s)
-    periods = [free_periods(n, slots.get(n.id, []), after, pool_margins.post)
-               for n in nodes]
-    earliest = earliest_start(periods, length, count, after, pool_margins)
-    if earliest is not None and earliest >= before:
-        earliest = None
-    shown = [(n, [(f, min(u, before)) for f, u in p if f < before])
-             for n, p in zip(nodes[:limit], periods[:limit], strict=True)]
-    return Availability(earliest, shown, after, before)

@@ -19,6 +19,7 @@ from pool_conductor import events
 from pool_conductor import external
 from pool_conductor.external_managers import base as ext_base
 from pool_conductor.external_managers import fake
+from pool_conductor import external_observations
 from tests.unit.api import base
 
 
@@ -360,8 +361,8 @@ class DecideTestCase(base.APITestCase):
         return types.SimpleNamespace(**fields)
 
     def decide(self, node, owner, token=None):
-        return external.decide(node, ext_base.Observation(owner, token),
-                               self.NOW, 2, 60)
+        return external_observations.decide(
+            node, ext_base.Observation(owner, token), self.NOW, 2, 60)
 
     def test_nothing_changes_nothing(self):
         self.assertIsNone(self.decide(self.node(), 'none'))

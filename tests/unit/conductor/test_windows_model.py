@@ -8,6 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import sqlalchemy as sa
 
+from pool_conductor.booking import availability
 from pool_conductor.booking import windows
 from pool_conductor.db import api as db_api
 from pool_conductor.db import models
@@ -180,11 +181,11 @@ class EarliestStartTestCase(base.TestCase):
         margins = windows.Margins(pre * MINUTE, post * MINUTE)
         free = types.SimpleNamespace(free=True, allocation_id=None,
                                      instance_uuid=None)
-        periods = [windows.free_periods(
+        periods = [availability.free_periods(
             free, [types.SimpleNamespace(busy_from=at(s), busy_until=at(e))
                    for s, e in spans], at(after), margins.post)
             for spans in nodes]
-        found = windows.earliest_start(periods, length * MINUTE, count,
+        found = availability.earliest_start(periods, length * MINUTE, count,
                                        at(after), margins)
 
         def fits(spans, t):
